@@ -1,0 +1,192 @@
+/// \file element_ref.hpp
+/// The proxy v[i] returns: references into whichever layout holds the element.
+///
+///     auto&& [x, y, z, vx, vy, vz, m, q] = v[i];     // float& into six different columns (SoA)
+///     layout::get<&Particle::vx>(v[i]) *= 2;          // same, by member pointer
+///     Particle p = v[i];                              // whole-element load
+///     v[i] = p;                                       // whole-element store
+///
+/// A nested struct member (Vec3 pos) comes back as a proxy of the nested struct, and a
+/// std::array member as a proxy of the array; both convert to their value types the same way.
+#pragma once
+
+#include "config.hpp"
+#include "detail/storage.hpp"
+#include "reflect.hpp"
+
+#include <concepts>
+#include <cstddef>
+#include <tuple>
+#include <type_traits>
+#include <utility>
+
+namespace layout {
+
+/// Proxy for one (sub)object of type U, whose first leaf is leaf First of the element the
+/// cursor reaches. U is const for read-only views.
+template <class U, std::size_t First, class Cursor>
+class element_ref {
+public:
+    using value_type = std::remove_const_t<U>;
+
+    LAYOUT_HOST_DEVICE explicit element_ref(const Cursor& cursor) noexcept : cursor_(cursor) {}
+    element_ref(const element_ref&) = default;
+
+    /// Field I: a reference to a scalar member, or a proxy of a struct or std::array member.
+    template <std::size_t I>
+    LAYOUT_HOST_DEVICE LAYOUT_FORCEINLINE decltype(auto) get() const noexcept {
+        static_assert(I < field_count_v<value_type>, "layout: get<I>: field index out of range");
+        using field = detail::field_t<value_type, I>;
+        constexpr std::size_t leaf = First + detail::first_leaf<value_type>[I];
+        if constexpr (detail::is_leaf_v<field>)
+            return cursor_.template leaf<leaf>();
+        else
+            return element_ref<detail::copy_const_t<U, field>, leaf, Cursor>(cursor_);
+    }
+
+    /// Element k of a std::array member whose elements are scalars, for a run-time k; with k a
+    /// constant after unrolling, it folds to one access.
+    LAYOUT_HOST_DEVICE LAYOUT_FORCEINLINE auto& operator[](std::size_t k) const noexcept
+        requires detail::is_scalar_array_v<value_type>
+    {
+        using leaf_type = std::remove_reference_t<decltype(get<0>())>;
+        leaf_type* found = nullptr;
+        [&]<std::size_t... K>(std::index_sequence<K...>) {
+            ((k == K ? (found = &get<K>(), 0) : 0), ...);
+        }(std::make_index_sequence<std::tuple_size_v<value_type>>{});
+        return *found;
+    }
+
+    /// Whole-element load.
+    LAYOUT_HOST_DEVICE LAYOUT_FORCEINLINE operator value_type() const noexcept {
+        value_type value;
+        [&]<std::size_t... L>(std::index_sequence<L...>) {
+            ((detail::leaf_ref<L>(value) = cursor_.template leaf<First + L>()), ...);
+        }(std::make_index_sequence<leaf_count_v<value_type>>{});
+        return value;
+    }
+    LAYOUT_HOST_DEVICE LAYOUT_FORCEINLINE value_type load() const noexcept { return *this; }
+
+    /// Whole-element store. The proxy is const like a reference is: assigning through a const
+    /// proxy writes the element, which is what std::ranges requires of proxy references.
+    LAYOUT_HOST_DEVICE LAYOUT_FORCEINLINE const element_ref& operator=(
+        const value_type& value) const noexcept
+        requires(!std::is_const_v<U>)
+    {
+        [&]<std::size_t... L>(std::index_sequence<L...>) {
+            ((cursor_.template leaf<First + L>() = detail::leaf_ref<L>(value)), ...);
+        }(std::make_index_sequence<leaf_count_v<value_type>>{});
+        return *this;
+    }
+    /// Copies the value of another element (not the proxy): v[i] = w[j].
+    LAYOUT_HOST_DEVICE LAYOUT_FORCEINLINE const element_ref& operator=(
+        const element_ref& other) const noexcept
+        requires(!std::is_const_v<U>)
+    {
+        return *this = other.load();
+    }
+    template <class U2, std::size_t F2, class C2>
+        requires std::same_as<std::remove_const_t<U2>, value_type>
+    LAYOUT_HOST_DEVICE LAYOUT_FORCEINLINE const element_ref& operator=(
+        const element_ref<U2, F2, C2>& other) const noexcept
+        requires(!std::is_const_v<U>)
+    {
+        return *this = other.load();
+    }
+
+    /// Swaps the values of two elements (std::sort and std::ranges::sort use it).
+    LAYOUT_HOST_DEVICE friend void swap(element_ref a, element_ref b) noexcept
+        requires(!std::is_const_v<U>)
+    {
+        value_type tmp = a;
+        a = b;
+        b = tmp;
+    }
+
+    /// Leaf-by-leaf equality (with each scalar's own ==, so NaN != NaN).
+    template <class U2, std::size_t F2, class C2>
+        requires std::same_as<std::remove_const_t<U2>, value_type>
+    LAYOUT_HOST_DEVICE friend bool operator==(const element_ref& a,
+                                              const element_ref<U2, F2, C2>& b) noexcept {
+        return a.equals(b);
+    }
+    LAYOUT_HOST_DEVICE friend bool operator==(const element_ref& a, const value_type& b) noexcept {
+        return a.equals(b);
+    }
+
+    LAYOUT_HOST_DEVICE const Cursor& cursor() const noexcept { return cursor_; }
+
+private:
+    template <class Other>
+    LAYOUT_HOST_DEVICE bool equals(const Other& other) const noexcept {
+        return [&]<std::size_t... L>(std::index_sequence<L...>) {
+            if constexpr (std::is_same_v<Other, value_type>)
+                return ((cursor_.template leaf<First + L>() == detail::leaf_ref<L>(other)) && ...);
+            else
+                return ((cursor_.template leaf<First + L>() ==
+                         other.cursor().template leaf<Other::first_leaf + L>()) &&
+                        ...);
+        }(std::make_index_sequence<leaf_count_v<value_type>>{});
+    }
+
+    template <class, std::size_t, class>
+    friend class element_ref;
+
+public:
+    static constexpr std::size_t first_leaf = First;
+
+private:
+    Cursor cursor_;
+};
+
+namespace detail {
+template <class T>
+inline constexpr bool is_element_ref_v = false;
+template <class U, std::size_t F, class C>
+inline constexpr bool is_element_ref_v<element_ref<U, F, C>> = true;
+
+/// Field index from a key: an index, or a member pointer of the struct U.
+template <class U, auto Key>
+constexpr std::size_t field_key_index() {
+    if constexpr (std::is_integral_v<decltype(Key)>) {
+        return static_cast<std::size_t>(Key);
+    } else {
+        static_assert(std::is_member_object_pointer_v<decltype(Key)>,
+                      "layout: get<Key>: Key is a field index or a pointer to a data member");
+        static_assert(std::is_same_v<typename member_pointer_traits<Key>::class_type, U>,
+                      "layout: get<&S::m>: the member pointer belongs to another struct than "
+                      "this element (for a nested member, get the outer member first)");
+        return field_index_v<Key>;
+    }
+}
+} // namespace detail
+
+/// Field of an element proxy by index or member pointer: get<2>(v[i]), get<&P::z>(v[i]).
+template <auto Key, class U, std::size_t F, class C>
+LAYOUT_HOST_DEVICE LAYOUT_FORCEINLINE decltype(auto) get(const element_ref<U, F, C>& ref) noexcept {
+    return ref.template get<detail::field_key_index<std::remove_const_t<U>, Key>()>();
+}
+
+} // namespace layout
+
+// Tuple protocol: structured bindings bind references to the fields.
+template <class U, std::size_t F, class C>
+struct std::tuple_size<layout::element_ref<U, F, C>>
+    : std::integral_constant<std::size_t, layout::field_count_v<U>> {};
+
+template <std::size_t I, class U, std::size_t F, class C>
+struct std::tuple_element<I, layout::element_ref<U, F, C>> {
+    using type = std::remove_reference_t<
+        decltype(std::declval<const layout::element_ref<U, F, C>&>().template get<I>())>;
+};
+
+// The proxy and its value type share the value type as common reference: what std::ranges
+// needs to accept iterators whose reference is a proxy.
+template <class U, std::size_t F, class C, template <class> class TQ, template <class> class UQ>
+struct std::basic_common_reference<layout::element_ref<U, F, C>, std::remove_const_t<U>, TQ, UQ> {
+    using type = std::remove_const_t<U>;
+};
+template <class U, std::size_t F, class C, template <class> class TQ, template <class> class UQ>
+struct std::basic_common_reference<std::remove_const_t<U>, layout::element_ref<U, F, C>, TQ, UQ> {
+    using type = std::remove_const_t<U>;
+};

@@ -1,0 +1,102 @@
+/// \file policies.hpp
+/// The three layouts, and the byte offset each gives to (element i, leaf l).
+///
+///     struct P { float x; double d; };                    // leaves: x (4 B), d (8 B)
+///     mapping<P, policy::aos>::offset(i, l, cap)          // i*16 + {0, 8}[l]
+///     mapping<P, policy::soa>::offset(i, l, cap)          // {0, round_up(4*cap, 128)}[l] + i*{4, 8}[l]
+///     mapping<P, policy::aosoa<32>>::offset(i, l, cap)    // (i/32)*384 + {0, 128}[l] + (i%32)*{4, 8}[l]
+///
+/// AoS is exactly the user's struct, so a std::vector<P> can be viewed with no copy. SoA starts
+/// every column on a 128-byte boundary (one warp's 32 floats fill one line). AoSoA<N> keeps N lanes
+/// of each leaf together inside a block: SoA inside a block, AoS across blocks.
+#pragma once
+
+#include "config.hpp"
+#include "reflect.hpp"
+
+#include <cstddef>
+
+namespace layout {
+namespace policy {
+
+/// Array of structures: element i is a T at byte i * sizeof(T).
+struct aos {};
+
+/// Structure of arrays: one column per leaf, each starting on a column_alignment boundary.
+struct soa {
+    static constexpr std::size_t column_alignment = 128;
+};
+
+/// Array of structures of arrays: blocks of Lanes elements, each block holding Lanes values of
+/// leaf 0, then Lanes values of leaf 1, and so on.
+template <std::size_t Lanes>
+struct aosoa {
+    static_assert(Lanes >= 1, "layout: aosoa needs at least one lane per block");
+    static constexpr std::size_t lanes = Lanes;
+};
+
+} // namespace policy
+
+/// Allocation alignment of every container block: enough for any leaf and for a SoA column.
+inline constexpr std::size_t block_alignment = 128;
+
+/// (element, leaf, capacity) -> byte offset from the start of the block, for each layout.
+/// Everything is constexpr so that the layout proofs run in constant evaluation.
+template <class T, class Layout>
+struct mapping;
+
+template <class T>
+struct mapping<T, policy::aos> {
+    static constexpr std::size_t bytes(std::size_t capacity) { return capacity * sizeof(T); }
+    static constexpr std::size_t offset(std::size_t i, std::size_t leaf, std::size_t /*capacity*/) {
+        return i * sizeof(T) + detail::leaf_table<T>[leaf].offset;
+    }
+};
+
+template <class T>
+struct mapping<T, policy::soa> {
+    static constexpr std::size_t column_offset(std::size_t leaf, std::size_t capacity) {
+        std::size_t offset = 0;
+        for (std::size_t l = 0; l < leaf; ++l)
+            offset += detail::align_up(capacity * detail::leaf_table<T>[l].size,
+                                       policy::soa::column_alignment);
+        return offset;
+    }
+    static constexpr std::size_t bytes(std::size_t capacity) {
+        return column_offset(leaf_count_v<T>, capacity);
+    }
+    static constexpr std::size_t offset(std::size_t i, std::size_t leaf, std::size_t capacity) {
+        return column_offset(leaf, capacity) + i * detail::leaf_table<T>[leaf].size;
+    }
+};
+
+template <class T, std::size_t Lanes>
+struct mapping<T, policy::aosoa<Lanes>> {
+    /// Offset of leaf l's Lanes values inside a block; [leaf_count] is the padded block size.
+    static constexpr auto lane_offsets = [] {
+        std::array<std::size_t, leaf_count_v<T> + 1> offsets{};
+        std::size_t end = 0, max_alignment = 1;
+        for (std::size_t l = 0; l < leaf_count_v<T>; ++l) {
+            const auto& leaf = detail::leaf_table<T>[l];
+            offsets[l] = detail::align_up(end, leaf.alignment);
+            end = offsets[l] + Lanes * leaf.size;
+            max_alignment = leaf.alignment > max_alignment ? leaf.alignment : max_alignment;
+        }
+        offsets[leaf_count_v<T>] = detail::align_up(end, max_alignment);
+        return offsets;
+    }();
+    static constexpr std::size_t block_bytes = lane_offsets[leaf_count_v<T>];
+
+    static constexpr std::size_t blocks(std::size_t capacity) {
+        return (capacity + Lanes - 1) / Lanes;
+    }
+    static constexpr std::size_t bytes(std::size_t capacity) {
+        return blocks(capacity) * block_bytes;
+    }
+    static constexpr std::size_t offset(std::size_t i, std::size_t leaf, std::size_t /*capacity*/) {
+        return i / Lanes * block_bytes + lane_offsets[leaf] +
+               i % Lanes * detail::leaf_table<T>[leaf].size;
+    }
+};
+
+} // namespace layout

@@ -1,0 +1,152 @@
+/// \file view.hpp
+/// A non-owning, trivially copyable handle to n elements of T stored in some layout.
+///
+///     layout::view<Particle, layout::policy::soa> v = container.view();
+///     kernel<<<g, b>>>(v);                        // by value, to the device
+///     auto&& [x, y, z, vx, vy, vz, m, q] = v[i];  // references into the columns
+///     layout::view<const Particle, layout::policy::soa> r = v;   // read-only
+///
+/// Views over memory the user already owns:
+///
+///     std::vector<Particle> particles(n);
+///     layout::view<Particle, layout::policy::aos> a(particles.data(), n);        // no copy
+///     layout::view<Particle, layout::policy::soa> s(n, x, y, z, vx, vy, vz, m, q); // 8 columns
+///
+/// Like a restrict kernel parameter, a view promises that what a kernel writes through it is not
+/// also reached through another view or pointer in that kernel.
+#pragma once
+
+#include "config.hpp"
+#include "detail/storage.hpp"
+#include "element_ref.hpp"
+#include "iterator.hpp"
+#include "policies.hpp"
+#include "reflect.hpp"
+
+#include <cstddef>
+#include <type_traits>
+
+namespace layout {
+
+namespace detail {
+/// Leaf index reached by a path of keys (field indices or member pointers) from T.
+template <class T, auto Key, auto... Rest>
+constexpr std::size_t leaf_of_path() {
+    constexpr std::size_t field = field_key_index<T, Key>();
+    constexpr std::size_t first = first_leaf<T>[field];
+    using F = field_t<T, field>;
+    if constexpr (sizeof...(Rest) == 0) {
+        static_assert(is_leaf_v<F>, "layout: column<...>: the path must end at a scalar member "
+                                    "(add the nested member, e.g. column<&P::pos, &Vec3::x>)");
+        return first;
+    } else {
+        return first + leaf_of_path<F, Rest...>();
+    }
+}
+} // namespace detail
+
+/// One leaf of every element of a view: contiguous under SoA, strided under AoS, blocked under
+/// AoSoA. c[i] is a reference; data() exists where the column is contiguous.
+template <class View, std::size_t Leaf>
+class column {
+public:
+    using element_type = detail::copy_const_t<typename View::element_type,
+                                              leaf_t<typename View::value_type, Leaf>>;
+    LAYOUT_HOST_DEVICE explicit column(const View& view) noexcept : view_(view) {}
+    LAYOUT_HOST_DEVICE std::size_t size() const noexcept { return view_.size(); }
+    LAYOUT_HOST_DEVICE element_type& operator[](std::size_t i) const noexcept {
+        LAYOUT_BOUNDS_CHECK(i, view_.size());
+        return view_.storage().at(i).template leaf<Leaf>();
+    }
+    LAYOUT_HOST_DEVICE element_type* data() const noexcept
+        requires std::is_same_v<typename View::layout_type, policy::soa>
+    {
+        return static_cast<element_type*>(view_.storage().columns[Leaf]);
+    }
+
+private:
+    View view_;
+};
+
+template <class T, class Layout>
+class view {
+    static_assert(assert_reflectable<std::remove_const_t<T>>());
+
+public:
+    using element_type = T;
+    using value_type = std::remove_const_t<T>;
+    using layout_type = Layout;
+    using size_type = std::size_t;
+    using difference_type = std::ptrdiff_t;
+    using storage_type = detail::storage<T, Layout>;
+    using reference = element_ref<T, 0, typename storage_type::cursor>;
+    using iterator = layout::iterator<view>;
+
+    view() = default;
+    LAYOUT_HOST_DEVICE view(const storage_type& storage, size_type size) noexcept
+        : storage_(storage), size_(size) {}
+
+    /// AoS over an array of T the user owns.
+    LAYOUT_HOST_DEVICE view(T* data, size_type size) noexcept
+        requires std::is_same_v<Layout, policy::aos>
+        : storage_{data}, size_(size) {}
+
+    /// SoA over one array per leaf, in leaf order, each of the leaf's type.
+    template <class... Columns>
+        requires std::is_same_v<Layout, policy::soa> && (sizeof...(Columns) == leaf_count_v<T>)
+    LAYOUT_HOST_DEVICE view(size_type size, Columns*... columns) noexcept : size_(size) {
+        [&]<std::size_t... L>(std::index_sequence<L...>) {
+            static_assert((std::is_same_v<std::remove_const_t<Columns>, leaf_t<T, L>> && ...),
+                          "layout: a SoA view takes one pointer per leaf, of that leaf's type, "
+                          "in declaration order");
+            ((storage_.columns[L] = columns), ...);
+        }(std::make_index_sequence<sizeof...(Columns)>{});
+    }
+
+    /// AoSoA over blocks the user owns, laid out as mapping<T, aosoa<N>> says.
+    LAYOUT_HOST_DEVICE view(detail::copy_const_t<T, void>* blocks, size_type size) noexcept
+        requires(!std::is_same_v<Layout, policy::aos> && !std::is_same_v<Layout, policy::soa>)
+        : storage_{static_cast<typename storage_type::byte*>(blocks)}, size_(size) {}
+
+    /// A mutable view converts to a read-only one.
+    template <class Mutable = T>
+        requires(!std::is_const_v<Mutable>)
+    LAYOUT_HOST_DEVICE operator view<const Mutable, Layout>() const noexcept {
+        return {storage_, size_};
+    }
+
+    LAYOUT_HOST_DEVICE size_type size() const noexcept { return size_; }
+    LAYOUT_HOST_DEVICE bool empty() const noexcept { return size_ == 0; }
+
+    /// Element i; bounds-checked when LAYOUT_CHECK_BOUNDS is on (debug builds).
+    LAYOUT_HOST_DEVICE LAYOUT_FORCEINLINE reference operator[](size_type i) const noexcept {
+        LAYOUT_BOUNDS_CHECK(i, size_);
+        return reference(storage_.at(i));
+    }
+
+    LAYOUT_HOST_DEVICE iterator begin() const noexcept { return {*this, 0}; }
+    LAYOUT_HOST_DEVICE iterator end() const noexcept {
+        return {*this, static_cast<difference_type>(size_)};
+    }
+
+    /// Column of one scalar leaf, named by a path of member pointers or field indices:
+    /// column<&P::x>(), column<&P::pos, &Vec3::y>(), column<0>().
+    template <auto Key, auto... Rest>
+    LAYOUT_HOST_DEVICE auto column() const noexcept {
+        return layout::column<view, detail::leaf_of_path<value_type, Key, Rest...>()>(*this);
+    }
+    /// Column of leaf L, counting leaves in declaration order through nested members.
+    template <std::size_t L>
+    LAYOUT_HOST_DEVICE auto leaf_column() const noexcept {
+        static_assert(L < leaf_count_v<T>, "layout: leaf index out of range");
+        return layout::column<view, L>(*this);
+    }
+
+    LAYOUT_HOST_DEVICE const storage_type& storage() const noexcept { return storage_; }
+
+private:
+    storage_type storage_{};
+    size_type size_ = 0;
+};
+
+} // namespace layout
