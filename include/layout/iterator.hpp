@@ -7,6 +7,7 @@
 
 #include <cstddef>
 #include <iterator>
+#include <type_traits>
 
 namespace layout {
 
@@ -23,6 +24,11 @@ public:
     iterator() = default;
     LAYOUT_HOST_DEVICE iterator(const View& view, difference_type index) noexcept
         : view_(view), index_(index) {}
+    /// A mutable iterator converts to a read-only one.
+    template <class Other>
+        requires(!std::is_same_v<Other, View> && std::is_convertible_v<Other, View>)
+    LAYOUT_HOST_DEVICE iterator(const iterator<Other>& other) noexcept
+        : view_(other.view()), index_(other.index()) {}
 
     LAYOUT_HOST_DEVICE reference operator*() const { return view_[static_cast<std::size_t>(index_)]; }
     LAYOUT_HOST_DEVICE reference operator[](difference_type n) const {

@@ -1,0 +1,363 @@
+/// \file vector.hpp
+/// An owning, std::vector-like container of T in a layout and a memory space.
+///
+///     layout::soa_vector<Particle> s(n);              // host, SoA
+///     layout::aosoa<Particle, 32> chunks = s;         // converting copy to AoSoA<32>
+///     layout::cuda::soa_vector<Particle> dev = s;     // device memory (<layout/cuda/memory.hpp>)
+///     kernel<<<g, b>>>(dev.view());
+///     Particle p = s[7];  s[7] = p;  s.push_back(p);  std::sort(s.begin(), s.end(), by_x);
+///
+/// Growing operations give the strong guarantee: if allocation fails they throw and the
+/// container is as it was. Element access (operator[], iterators, push_back, insert, erase) is
+/// for host-accessible memory; device containers are reached through view() in kernels.
+#pragma once
+
+#include "config.hpp"
+#include "copy.hpp"
+#include "memory.hpp"
+#include "policies.hpp"
+#include "view.hpp"
+
+#include <algorithm>
+#include <cstddef>
+#include <initializer_list>
+#include <iterator>
+#include <limits>
+#include <stdexcept>
+#include <string>
+#include <type_traits>
+#include <utility>
+
+namespace layout {
+
+namespace detail {
+/// Copies elements [0, n) between views of any layouts in any memory spaces.
+template <class DstMemory, class SrcMemory, class T, class DstLayout, class SrcLayout>
+void copy_elements(const view<T, DstLayout>& dst, const view<const T, SrcLayout>& src,
+                   std::size_t n) {
+    using copier = copier_t<DstMemory, SrcMemory>;
+    if (n == 0) return;
+    if constexpr (std::is_same_v<DstLayout, SrcLayout>)
+        copy_same_layout_bytes(dst, src, n, &copier::copy_bytes);
+    else if constexpr (DstMemory::host_accessible && SrcMemory::host_accessible)
+        convert_on_host(dst, src, n);
+    else
+        copier::template convert<DstMemory, SrcMemory>(dst, src, n);
+}
+} // namespace detail
+
+template <class T, class Layout, class Memory = host_memory>
+class vector {
+    static_assert(!std::is_const_v<T>, "layout: a container's element type cannot be const");
+    static_assert(assert_reflectable<T>());
+
+    template <class, class, class>
+    friend class vector;
+
+public:
+    using value_type = T;
+    using layout_type = Layout;
+    using memory_type = Memory;
+    using size_type = std::size_t;
+    using difference_type = std::ptrdiff_t;
+    using view_type = layout::view<T, Layout>;
+    using const_view_type = layout::view<const T, Layout>;
+    using reference = typename view_type::reference;
+    using const_reference = typename const_view_type::reference;
+    using iterator = typename view_type::iterator;
+    using const_iterator = typename const_view_type::iterator;
+
+    // ---- construction ---------------------------------------------------------------------
+
+    vector() noexcept = default;
+
+    /// n value-initialized elements (T{}).
+    explicit vector(size_type n) : vector(n, T{}) {}
+    vector(size_type n, const T& value) {
+        reallocate(n);
+        fill(0, n, value);
+        size_ = n;
+    }
+    vector(std::initializer_list<T> values)
+        requires Memory::host_accessible
+        : vector(values.begin(), values.end()) {}
+
+    template <std::input_iterator It, std::sentinel_for<It> S>
+        requires Memory::host_accessible
+    vector(It first, S last) {
+        if constexpr (std::forward_iterator<It>) {
+            reallocate(checked_size(static_cast<size_type>(std::ranges::distance(first, last))));
+            for (; first != last; ++first, ++size_) view_type(storage(), size_ + 1)[size_] = T(*first);
+        } else {
+            for (; first != last; ++first) push_back(T(*first));
+        }
+    }
+
+    vector(const vector& other) : vector(other, 0) {}
+    vector(vector&& other) noexcept { swap(other); }
+
+    /// Converting copy from another layout and/or memory space.
+    template <class L2, class M2>
+    vector(const vector<T, L2, M2>& other) : vector(other, 0) {}
+
+    ~vector() { Memory::deallocate(block_, bytes_); }
+
+    vector& operator=(const vector& other) {
+        if (this != &other) vector(other).swap(*this);
+        return *this;
+    }
+    vector& operator=(vector&& other) noexcept {
+        vector(std::move(other)).swap(*this);
+        return *this;
+    }
+    template <class L2, class M2>
+    vector& operator=(const vector<T, L2, M2>& other) {
+        vector(other).swap(*this);
+        return *this;
+    }
+    vector& operator=(std::initializer_list<T> values)
+        requires Memory::host_accessible
+    {
+        vector(values).swap(*this);
+        return *this;
+    }
+
+    // ---- views ----------------------------------------------------------------------------
+
+    view_type view() noexcept { return {storage(), size_}; }
+    const_view_type view() const noexcept { return {storage(), size_}; }
+    const_view_type cview() const noexcept { return {storage(), size_}; }
+
+    // ---- size and capacity ----------------------------------------------------------------
+
+    size_type size() const noexcept { return size_; }
+    size_type capacity() const noexcept { return capacity_; }
+    bool empty() const noexcept { return size_ == 0; }
+    static constexpr size_type max_size() noexcept {
+        return std::numeric_limits<std::ptrdiff_t>::max() / (sizeof(T) + 128);
+    }
+
+    void reserve(size_type n) {
+        if (n > capacity_) reallocate(checked_size(n));
+    }
+    void shrink_to_fit() {
+        if (capacity_ != size_) reallocate(size_);
+    }
+    void clear() noexcept { size_ = 0; }
+
+    void resize(size_type n) { resize(n, T{}); }
+    void resize(size_type n, const T& value) {
+        if (n > capacity_) reallocate(checked_size(n));
+        if (n > size_) fill(size_, n, value);
+        size_ = n;
+    }
+
+    // ---- element access (host-accessible memory) --------------------------------------------
+
+    reference operator[](size_type i) noexcept requires Memory::host_accessible { return view()[i]; }
+    const_reference operator[](size_type i) const noexcept requires Memory::host_accessible {
+        return view()[i];
+    }
+    reference at(size_type i) requires Memory::host_accessible { return view()[check_index(i)]; }
+    const_reference at(size_type i) const requires Memory::host_accessible {
+        return view()[check_index(i)];
+    }
+    reference front() noexcept requires Memory::host_accessible { return (*this)[0]; }
+    const_reference front() const noexcept requires Memory::host_accessible { return (*this)[0]; }
+    reference back() noexcept requires Memory::host_accessible { return (*this)[size_ - 1]; }
+    const_reference back() const noexcept requires Memory::host_accessible {
+        return (*this)[size_ - 1];
+    }
+
+    iterator begin() noexcept requires Memory::host_accessible { return view().begin(); }
+    iterator end() noexcept requires Memory::host_accessible { return view().end(); }
+    const_iterator begin() const noexcept requires Memory::host_accessible { return view().begin(); }
+    const_iterator end() const noexcept requires Memory::host_accessible { return view().end(); }
+    const_iterator cbegin() const noexcept requires Memory::host_accessible { return begin(); }
+    const_iterator cend() const noexcept requires Memory::host_accessible { return end(); }
+
+    // ---- modifiers (host-accessible memory) -------------------------------------------------
+
+    void push_back(const T& value) requires Memory::host_accessible {
+        if (size_ == capacity_) reallocate(grown_capacity(size_ + 1));
+        view_type(storage(), size_ + 1)[size_] = value;
+        ++size_;
+    }
+    template <class... Args>
+    reference emplace_back(Args&&... args) requires Memory::host_accessible {
+        push_back(T{std::forward<Args>(args)...});
+        return back();
+    }
+    void pop_back() noexcept requires Memory::host_accessible {
+        LAYOUT_BOUNDS_CHECK(0, size_);
+        --size_;
+    }
+
+    iterator insert(const_iterator pos, const T& value) requires Memory::host_accessible {
+        return insert(pos, size_type{1}, value);
+    }
+    iterator insert(const_iterator pos, size_type count, const T& value)
+        requires Memory::host_accessible
+    {
+        const size_type at = insertion_point(pos);
+        open_gap(at, count);
+        fill(at, at + count, value);
+        return begin() + static_cast<difference_type>(at);
+    }
+    template <std::input_iterator It, std::sentinel_for<It> S>
+    iterator insert(const_iterator pos, It first, S last) requires Memory::host_accessible {
+        const size_type at = insertion_point(pos);
+        // Materialize first: the range may alias this container or throw while being read, and
+        // neither may leave a half-done insertion behind.
+        vector<T, policy::aos, host_memory> values(first, last);
+        open_gap(at, values.size());
+        for (size_type k = 0; k < values.size(); ++k) (*this)[at + k] = values[k];
+        return begin() + static_cast<difference_type>(at);
+    }
+    iterator insert(const_iterator pos, std::initializer_list<T> values)
+        requires Memory::host_accessible
+    {
+        return insert(pos, values.begin(), values.end());
+    }
+
+    iterator erase(const_iterator pos) requires Memory::host_accessible {
+        return erase(pos, pos + 1);
+    }
+    iterator erase(const_iterator first, const_iterator last) requires Memory::host_accessible {
+        const size_type from = static_cast<size_type>(first.index());
+        const size_type to = static_cast<size_type>(last.index());
+        if (from > to || to > size_) detail::fail("erase: range out of bounds", to, size_);
+        move_elements(to, from, size_ - to);
+        size_ -= to - from;
+        return begin() + static_cast<difference_type>(from);
+    }
+
+    void swap(vector& other) noexcept {
+        std::swap(block_, other.block_);
+        std::swap(bytes_, other.bytes_);
+        std::swap(size_, other.size_);
+        std::swap(capacity_, other.capacity_);
+    }
+    friend void swap(vector& a, vector& b) noexcept { a.swap(b); }
+
+    /// Equal sizes and every leaf equal (host-accessible memory, any two layouts).
+    template <class L2, class M2>
+        requires(Memory::host_accessible && M2::host_accessible)
+    friend bool operator==(const vector& a, const vector<T, L2, M2>& b) noexcept {
+        if (a.size() != b.size()) return false;
+        for (size_type i = 0; i < a.size(); ++i)
+            if (!(a[i] == b[i].load())) return false;
+        return true;
+    }
+
+private:
+    template <class L2, class M2>
+    vector(const vector<T, L2, M2>& other, int /*tag*/) {
+        reallocate(other.size_);
+        detail::copy_elements<Memory, M2>(view_type(storage(), other.size_), other.view(),
+                                          other.size_);
+        size_ = other.size_;
+    }
+
+    typename view_type::storage_type storage() const noexcept {
+        return view_type::storage_type::from_block(block_, capacity_);
+    }
+
+    /// Allocation rounds AoSoA capacities up to whole blocks: the last block is paid for anyway.
+    static size_type rounded_capacity(size_type n) noexcept {
+        if constexpr (requires { Layout::lanes; })
+            return (n + Layout::lanes - 1) / Layout::lanes * Layout::lanes;
+        else
+            return n;
+    }
+
+    static size_type checked_size(size_type n) {
+        if (n > max_size())
+            throw std::length_error("layout::vector: " + std::to_string(n) +
+                                    " elements exceed max_size()");
+        return n;
+    }
+
+    size_type grown_capacity(size_type needed) const {
+        return checked_size(std::max(needed, capacity_ < max_size() / 2 ? 2 * capacity_ : needed));
+    }
+
+    /// Moves the elements to a new block of at least n elements. Allocates first: if that
+    /// throws, nothing has changed.
+    void reallocate(size_type n) {
+        const size_type capacity = rounded_capacity(n);
+        const size_type bytes = mapping<T, Layout>::bytes(capacity);
+        void* block = Memory::allocate(bytes);
+        const view_type fresh(view_type::storage_type::from_block(block, capacity), size_);
+        detail::copy_elements<Memory, Memory>(fresh, cview(), size_);
+        Memory::deallocate(block_, bytes_);
+        block_ = block;
+        bytes_ = bytes;
+        capacity_ = capacity;
+    }
+
+    void fill(size_type first, size_type last, const T& value) {
+        if constexpr (Memory::host_accessible) {
+            const view_type v(storage(), last);
+            for (size_type i = first; i < last; ++i) v[i] = value;
+        } else {
+            Memory::fill(view_type(storage(), last), first, last, value);
+        }
+    }
+
+    /// Moves count elements from index from to index to (ranges may overlap), leaf by leaf.
+    void move_elements(size_type from, size_type to, size_type count) noexcept {
+        if (count == 0 || from == to) return;
+        const view_type v(storage(), capacity_);
+        if constexpr (std::is_same_v<Layout, policy::aos>) {
+            std::memmove(&v.storage().data[to], &v.storage().data[from], count * sizeof(T));
+        } else if constexpr (std::is_same_v<Layout, policy::soa>) {
+            for (std::size_t l = 0; l < leaf_count_v<T>; ++l) {
+                const std::size_t size = detail::leaf_table<T>[l].size;
+                auto* column = static_cast<std::byte*>(v.storage().columns[l]);
+                std::memmove(column + to * size, column + from * size, count * size);
+            }
+        } else if (to < from) {
+            for (size_type k = 0; k < count; ++k) v[to + k] = v[from + k].load();
+        } else {
+            for (size_type k = count; k-- > 0;) v[to + k] = v[from + k].load();
+        }
+    }
+
+    /// Makes room for count elements at index at; may reallocate (strong guarantee).
+    void open_gap(size_type at, size_type count) {
+        if (count == 0) return;
+        if (size_ + count > capacity_) reallocate(grown_capacity(size_ + count));
+        move_elements(at, at + count, size_ - at);
+        size_ += count;
+    }
+
+    size_type insertion_point(const const_iterator& pos) const {
+        const auto at = pos.index();
+        if (at < 0 || static_cast<size_type>(at) > size_)
+            detail::fail("insert: position out of bounds", static_cast<size_type>(at), size_);
+        return static_cast<size_type>(at);
+    }
+
+    size_type check_index(size_type i) const {
+        if (i >= size_)
+            throw std::out_of_range("layout::vector::at: index " + std::to_string(i) +
+                                    " is out of range for size " + std::to_string(size_));
+        return i;
+    }
+
+    void* block_ = nullptr;
+    size_type bytes_ = 0;
+    size_type size_ = 0;
+    size_type capacity_ = 0;
+};
+
+/// The three layouts by name; Memory defaults to the host.
+template <class T, class Memory = host_memory>
+using aos_vector = vector<T, policy::aos, Memory>;
+template <class T, class Memory = host_memory>
+using soa_vector = vector<T, policy::soa, Memory>;
+template <class T, std::size_t Lanes, class Memory = host_memory>
+using aosoa = vector<T, policy::aosoa<Lanes>, Memory>;
+
+} // namespace layout
