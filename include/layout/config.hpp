@@ -31,12 +31,12 @@
 #endif
 
 #ifndef LAYOUT_UNROLL
-#  if defined(__CUDACC__) || defined(__clang__)
+#  if defined(__CUDA_ARCH__) || (defined(__clang__) && !defined(__CUDACC__))
 #    define LAYOUT_UNROLL _Pragma("unroll")
-#  elif defined(__GNUC__)
+#  elif defined(__GNUC__) && !defined(__CUDACC__)
 #    define LAYOUT_UNROLL _Pragma("GCC unroll 16")
 #  else
-#    define LAYOUT_UNROLL
+#    define LAYOUT_UNROLL // nvcc's host pass: the host compiler does not know nvcc's pragma
 #  endif
 #endif
 

@@ -1,0 +1,89 @@
+#!/usr/bin/env bash
+# Installs what building and testing layout needs, with apt-get, only if something is missing.
+# A requirement counts as met when its Debian package is installed (dpkg -s) or, on machines
+# where the tool came from elsewhere, when the command or header is already there.
+# Required: CMake, g++, GoogleTest, Boost >= 1.75 (Boost.PFR). Wanted but optional (a failed
+# install is only a warning): Ninja, clang, GoogleMock, Google Benchmark.
+set -euo pipefail
+
+have_pkg() { dpkg -s "$1" >/dev/null 2>&1; }
+
+# present <package> <command-or-absolute-path>
+present() {
+    local pkg="$1" probe="$2"
+    have_pkg "$pkg" && return 0
+    if [[ "$probe" == /* ]]; then
+        [[ -e "$probe" ]]
+    else
+        command -v "$probe" >/dev/null 2>&1
+    fi
+}
+
+# Boost.PFR ships with Boost >= 1.75. Debian 12's libboost-dev is 1.74 (no PFR): prefer 1.81.
+boost_present() { [[ -e /usr/include/boost/pfr.hpp ]] || have_pkg libboost1.81-dev; }
+
+required=(cmake:cmake g++:g++ libgtest-dev:/usr/include/gtest/gtest.h)
+optional=(ninja-build:ninja clang:clang++ libgmock-dev:/usr/include/gmock/gmock.h
+          libbenchmark-dev:/usr/include/benchmark/benchmark.h)
+
+missing_required=()
+missing_optional=()
+for entry in "${required[@]}"; do
+    present "${entry%%:*}" "${entry#*:}" || missing_required+=("${entry%%:*}")
+done
+boost_present || missing_required+=(boost)
+for entry in "${optional[@]}"; do
+    present "${entry%%:*}" "${entry#*:}" || missing_optional+=("${entry%%:*}")
+done
+
+missing=("${missing_required[@]}" "${missing_optional[@]}")
+if [[ ${#missing[@]} -eq 0 ]]; then
+    exit 0
+fi
+
+# Returns non-zero if anything goes wrong; the caller decides whether that is fatal.
+install_missing() {
+    if ! command -v apt-get >/dev/null 2>&1; then
+        echo "install-deps: no apt-get here" >&2
+        return 1
+    fi
+    local sudo=()
+    if [[ $(id -u) -ne 0 ]]; then
+        if command -v sudo >/dev/null 2>&1; then
+            sudo=(sudo)
+        else
+            echo "install-deps: not root and no sudo" >&2
+            return 1
+        fi
+    fi
+    echo "install-deps: installing ${missing[*]}" >&2
+    "${sudo[@]}" apt-get update -q || return 1
+    local packages=() pkg
+    for pkg in "${missing[@]}"; do
+        if [[ "$pkg" == boost ]]; then
+            if apt-cache show libboost1.81-dev >/dev/null 2>&1; then
+                packages+=(libboost1.81-dev)
+            else
+                packages+=(libboost-dev)
+            fi
+        else
+            packages+=("$pkg")
+        fi
+    done
+    "${sudo[@]}" env DEBIAN_FRONTEND=noninteractive \
+        apt-get install -y -q --no-install-recommends "${packages[@]}"
+}
+
+if ! install_missing; then
+    if [[ ${#missing_required[@]} -gt 0 ]]; then
+        echo "install-deps: missing ${missing_required[*]}, and they could not be installed" >&2
+        exit 1
+    fi
+    echo "install-deps: warning: could not install ${missing_optional[*]} (optional); going on" >&2
+    exit 0
+fi
+
+if ! boost_present; then
+    echo "install-deps: the installed Boost has no PFR (needs Boost >= 1.75)" >&2
+    exit 1
+fi

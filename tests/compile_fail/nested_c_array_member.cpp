@@ -1,0 +1,13 @@
+// A C array member one level down is rejected like one at the top.
+// expected-error: layout: the element type has a C array member
+#include <layout/view.hpp>
+
+struct Inner {
+    float v[3];
+};
+struct S {
+    Inner inner;
+    int id;
+};
+
+layout::view<S, layout::policy::soa> v;
