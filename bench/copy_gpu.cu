@@ -14,7 +14,8 @@ void copy_1gib(benchmark::State& state) {
         layout::cuda::check(cudaEventCreate(&start), "cudaEventCreate");
         layout::cuda::check(cudaEventCreate(&stop), "cudaEventCreate");
         auto launch = [&] {
-            particles::copy_float4<<<particles::blocks_for(n4), particles::threads_per_block>>>(src, dst, n4);
+            particles::copy_float4<<<particles::blocks_for(n4), particles::threads_per_block>>>(
+                src, dst, n4);
             layout::cuda::check_launch("copy_float4");
         };
         launch(); // warm-up
@@ -32,7 +33,8 @@ void copy_1gib(benchmark::State& state) {
         cudaEventDestroy(stop);
         cudaFree(src);
         cudaFree(dst);
-        state.SetBytesProcessed(static_cast<std::int64_t>(state.iterations()) * 2 * static_cast<std::int64_t>(bytes));
+        state.SetBytesProcessed(static_cast<std::int64_t>(state.iterations()) * 2 *
+                                static_cast<std::int64_t>(bytes));
     } catch (const std::exception& e) {
         state.SkipWithError(e.what());
     }
@@ -41,6 +43,8 @@ void copy_1gib(benchmark::State& state) {
 
 int main(int argc, char** argv) {
     return bench::gpu_main(argc, argv, 0, [](std::size_t) {
-        benchmark::RegisterBenchmark("copy_float4/1GiB", copy_1gib)->UseManualTime()->Unit(benchmark::kMicrosecond);
+        benchmark::RegisterBenchmark("copy_float4/1GiB", copy_1gib)
+            ->UseManualTime()
+            ->Unit(benchmark::kMicrosecond);
     });
 }

@@ -33,9 +33,12 @@ struct host_inputs {
 
     template <class L>
     layout::vector<T, L>& get() {
-        if constexpr (std::is_same_v<L, aos>) return in_aos;
-        else if constexpr (std::is_same_v<L, soa>) return in_soa;
-        else return in_aosoa32;
+        if constexpr (std::is_same_v<L, aos>)
+            return in_aos;
+        else if constexpr (std::is_same_v<L, soa>)
+            return in_soa;
+        else
+            return in_aosoa32;
     }
 };
 
@@ -62,18 +65,24 @@ void add_variants(const std::string& kernel, std::size_t n, T (*make)(std::uint6
                   std::size_t useful_bytes_per_element, Functor functor) {
     auto add = [&]<class L>(bool raw, L) {
         const std::string name = kernel + "/" + (raw ? "raw_" : "") + particles::layout_name(L{});
-        benchmark::RegisterBenchmark(name.c_str(), [=](benchmark::State& state) {
-            const auto v = inputs<T>(n, make).template get<L>().view();
-            std::size_t k = 0;
-            for (auto _ : state) {
-                if (raw) particles::cpu_raw_runner{}(functor(++k), v);
-                else layout::for_each_index(v, functor(++k));
-                benchmark::ClobberMemory();
-            }
-            state.SetBytesProcessed(static_cast<std::int64_t>(state.iterations()) *
-                                    static_cast<std::int64_t>(n * useful_bytes_per_element));
-            state.counters["elements"] = static_cast<double>(n);
-        })->UseRealTime()->Unit(benchmark::kMicrosecond);
+        benchmark::RegisterBenchmark(
+            name.c_str(),
+            [=](benchmark::State& state) {
+                const auto v = inputs<T>(n, make).template get<L>().view();
+                std::size_t k = 0;
+                for (auto _ : state) {
+                    if (raw)
+                        particles::cpu_raw_runner{}(functor(++k), v);
+                    else
+                        layout::for_each_index(v, functor(++k));
+                    benchmark::ClobberMemory();
+                }
+                state.SetBytesProcessed(static_cast<std::int64_t>(state.iterations()) *
+                                        static_cast<std::int64_t>(n * useful_bytes_per_element));
+                state.counters["elements"] = static_cast<double>(n);
+            })
+            ->UseRealTime()
+            ->Unit(benchmark::kMicrosecond);
     };
     for (bool raw : {true, false}) {
         add(raw, aos{});
@@ -87,8 +96,10 @@ inline int cpu_main(int argc, char** argv, std::size_t default_n,
     std::size_t n = default_n;
     int kept = 1;
     for (int i = 1; i < argc; ++i) {
-        if (std::strncmp(argv[i], "--n=", 4) == 0) n = std::strtoull(argv[i] + 4, nullptr, 10);
-        else argv[kept++] = argv[i];
+        if (std::strncmp(argv[i], "--n=", 4) == 0)
+            n = std::strtoull(argv[i] + 4, nullptr, 10);
+        else
+            argv[kept++] = argv[i];
     }
     argc = kept;
     benchmark::Initialize(&argc, argv);

@@ -4,7 +4,8 @@
 
 int main(int argc, char** argv) {
     return bench::cpu_main(argc, argv, std::size_t{8} << 20, [](std::size_t n) {
-        bench::add_variants<Particle>("drift", n, particles::random_particle, drift::bytes().useful_bytes(),
+        bench::add_variants<Particle>("drift", n, particles::random_particle,
+                                      drift::bytes().useful_bytes(),
                                       [](std::size_t) { return particles::drift_params; });
     });
 }

@@ -41,9 +41,12 @@ struct device_inputs {
 
     template <class L>
     device_vector<T, L>& get() {
-        if constexpr (std::is_same_v<L, aos>) return in_aos;
-        else if constexpr (std::is_same_v<L, soa>) return in_soa;
-        else return in_aosoa32;
+        if constexpr (std::is_same_v<L, aos>)
+            return in_aos;
+        else if constexpr (std::is_same_v<L, soa>)
+            return in_soa;
+        else
+            return in_aosoa32;
     }
 };
 
@@ -70,37 +73,45 @@ void add_variants(const std::string& kernel, std::size_t n, T (*make)(std::uint6
                   std::size_t useful_bytes_per_element, Functor functor) {
     auto add = [&]<class L>(bool raw, L) {
         const std::string name = kernel + "/" + (raw ? "raw_" : "") + particles::layout_name(L{});
-        benchmark::RegisterBenchmark(name.c_str(), [=](benchmark::State& state) {
-            try {
-                const auto v = inputs<T>(n, make).template get<L>().view();
-                auto launch = [&](std::size_t k) {
-                    if (raw) particles::gpu_raw_runner{}(functor(k), v);
-                    else layout::cuda::for_each_index(v, functor(k));
-                };
-                cudaEvent_t start, stop;
-                layout::cuda::check(cudaEventCreate(&start), "cudaEventCreate");
-                layout::cuda::check(cudaEventCreate(&stop), "cudaEventCreate");
-                launch(0); // warm-up
-                layout::cuda::check(cudaDeviceSynchronize(), "cudaDeviceSynchronize");
-                std::size_t k = 0;
-                for (auto _ : state) {
-                    layout::cuda::check(cudaEventRecord(start), "cudaEventRecord");
-                    launch(++k);
-                    layout::cuda::check(cudaEventRecord(stop), "cudaEventRecord");
-                    layout::cuda::check(cudaEventSynchronize(stop), "cudaEventSynchronize");
-                    float ms = 0;
-                    layout::cuda::check(cudaEventElapsedTime(&ms, start, stop), "cudaEventElapsedTime");
-                    state.SetIterationTime(ms * 1e-3);
+        benchmark::RegisterBenchmark(
+            name.c_str(),
+            [=](benchmark::State& state) {
+                try {
+                    const auto v = inputs<T>(n, make).template get<L>().view();
+                    auto launch = [&](std::size_t k) {
+                        if (raw)
+                            particles::gpu_raw_runner{}(functor(k), v);
+                        else
+                            layout::cuda::for_each_index(v, functor(k));
+                    };
+                    cudaEvent_t start, stop;
+                    layout::cuda::check(cudaEventCreate(&start), "cudaEventCreate");
+                    layout::cuda::check(cudaEventCreate(&stop), "cudaEventCreate");
+                    launch(0); // warm-up
+                    layout::cuda::check(cudaDeviceSynchronize(), "cudaDeviceSynchronize");
+                    std::size_t k = 0;
+                    for (auto _ : state) {
+                        layout::cuda::check(cudaEventRecord(start), "cudaEventRecord");
+                        launch(++k);
+                        layout::cuda::check(cudaEventRecord(stop), "cudaEventRecord");
+                        layout::cuda::check(cudaEventSynchronize(stop), "cudaEventSynchronize");
+                        float ms = 0;
+                        layout::cuda::check(cudaEventElapsedTime(&ms, start, stop),
+                                            "cudaEventElapsedTime");
+                        state.SetIterationTime(ms * 1e-3);
+                    }
+                    cudaEventDestroy(start);
+                    cudaEventDestroy(stop);
+                    state.SetBytesProcessed(
+                        static_cast<std::int64_t>(state.iterations()) *
+                        static_cast<std::int64_t>(n * useful_bytes_per_element));
+                    state.counters["elements"] = static_cast<double>(n);
+                } catch (const std::exception& e) {
+                    state.SkipWithError(e.what());
                 }
-                cudaEventDestroy(start);
-                cudaEventDestroy(stop);
-                state.SetBytesProcessed(static_cast<std::int64_t>(state.iterations()) *
-                                        static_cast<std::int64_t>(n * useful_bytes_per_element));
-                state.counters["elements"] = static_cast<double>(n);
-            } catch (const std::exception& e) {
-                state.SkipWithError(e.what());
-            }
-        })->UseManualTime()->Unit(benchmark::kMicrosecond);
+            })
+            ->UseManualTime()
+            ->Unit(benchmark::kMicrosecond);
     };
     for (bool raw : {true, false}) {
         add(raw, aos{});
@@ -115,8 +126,10 @@ inline int gpu_main(int argc, char** argv, std::size_t default_n,
     std::size_t n = default_n;
     int kept = 1;
     for (int i = 1; i < argc; ++i) {
-        if (std::strncmp(argv[i], "--n=", 4) == 0) n = std::strtoull(argv[i] + 4, nullptr, 10);
-        else argv[kept++] = argv[i];
+        if (std::strncmp(argv[i], "--n=", 4) == 0)
+            n = std::strtoull(argv[i] + 4, nullptr, 10);
+        else
+            argv[kept++] = argv[i];
     }
     argc = kept;
     benchmark::Initialize(&argc, argv);

@@ -72,13 +72,15 @@ def main():
             if y:
                 ax.text(bar.get_x() + bar.get_width() / 2, y, "%.0f" % y, ha="center", va="bottom", fontsize=6,
                         rotation=90)
+    top = max([copy or 0] + [y for r in results.values() for y in r.values()])
+    ax.set_ylim(0, 1.15 * top)
     if copy:
         ax.axhline(copy, color="black", linestyle="--", linewidth=1)
-        ax.text(len(kernels) - 0.5, copy, " float4 copy %.0f GB/s" % copy, va="bottom", ha="right", fontsize=8)
+        ax.text(-0.5, copy * 1.01, " float4 copy %.0f GB/s" % copy, va="bottom", ha="left", fontsize=8)
     ax.set_xticks(range(len(kernels)))
     ax.set_xticklabels(kernels)
     ax.set_ylabel("useful GB/s (each touched field read once / written once)")
-    ax.set_title(args.title + (" (%s)" % context.get("host_name", "") if context.get("host_name") else ""))
+    ax.set_title(args.title + (" " + context["date"][:10] if context.get("date") else ""))
     ax.legend(ncol=6, fontsize=8, loc="upper center", bbox_to_anchor=(0.5, -0.08))
     fig.tight_layout()
     fig.savefig(args.output, dpi=130)

@@ -21,9 +21,10 @@ namespace cpu_raw {
 [[gnu::noinline]] inline void drift_aos(Particle* LAYOUT_RESTRICT p, std::size_t n, float dt) {
     for (std::size_t i = 0; i < n; ++i) raw::drift(p, i, dt);
 }
-[[gnu::noinline]] inline void drift_soa(float* LAYOUT_RESTRICT x, float* LAYOUT_RESTRICT y, float* LAYOUT_RESTRICT z,
-                      const float* LAYOUT_RESTRICT vx, const float* LAYOUT_RESTRICT vy,
-                      const float* LAYOUT_RESTRICT vz, std::size_t n, float dt) {
+[[gnu::noinline]] inline void drift_soa(float* LAYOUT_RESTRICT x, float* LAYOUT_RESTRICT y,
+                                        float* LAYOUT_RESTRICT z, const float* LAYOUT_RESTRICT vx,
+                                        const float* LAYOUT_RESTRICT vy,
+                                        const float* LAYOUT_RESTRICT vz, std::size_t n, float dt) {
     for (std::size_t i = 0; i < n; ++i) raw::drift(x, y, z, vx, vy, vz, i, dt);
 }
 /// AoSoA: an outer loop over blocks and an inner one over the 32 lanes, which vectorizes.
@@ -35,7 +36,8 @@ template <class Block, class Body>
     for (std::size_t l = 0; l < n % 32; ++l) body(b[full], l);
 }
 
-[[gnu::noinline]] inline void wide_drift_aos(WideParticle* LAYOUT_RESTRICT p, std::size_t n, float dt) {
+[[gnu::noinline]] inline void wide_drift_aos(WideParticle* LAYOUT_RESTRICT p, std::size_t n,
+                                             float dt) {
     for (std::size_t i = 0; i < n; ++i) raw::wide_drift(p, i, dt);
 }
 
@@ -47,18 +49,21 @@ template <class T>
     for (std::size_t i = 0; i < n; ++i) raw::scale_mass(mass, i, c);
 }
 
-[[gnu::noinline]] inline void integrate_aos(const integrate& f, WideParticle* LAYOUT_RESTRICT p, std::size_t n) {
+[[gnu::noinline]] inline void integrate_aos(const integrate& f, WideParticle* LAYOUT_RESTRICT p,
+                                            std::size_t n) {
     for (std::size_t i = 0; i < n; ++i) raw::integrate(f, p, i);
 }
-[[gnu::noinline]] inline void integrate_soa(const integrate& f, float* LAYOUT_RESTRICT px, float* LAYOUT_RESTRICT py,
-                          float* LAYOUT_RESTRICT pz, float* LAYOUT_RESTRICT vx, float* LAYOUT_RESTRICT vy,
-                          float* LAYOUT_RESTRICT vz, float* LAYOUT_RESTRICT fx, float* LAYOUT_RESTRICT fy,
-                          float* LAYOUT_RESTRICT fz, const float* LAYOUT_RESTRICT mass,
-                          const float* LAYOUT_RESTRICT charge, float* LAYOUT_RESTRICT energy,
-                          const std::int32_t* LAYOUT_RESTRICT type, std::int32_t* LAYOUT_RESTRICT cell,
-                          std::int32_t* LAYOUT_RESTRICT flags, std::size_t n) {
+[[gnu::noinline]] inline void
+integrate_soa(const integrate& f, float* LAYOUT_RESTRICT px, float* LAYOUT_RESTRICT py,
+              float* LAYOUT_RESTRICT pz, float* LAYOUT_RESTRICT vx, float* LAYOUT_RESTRICT vy,
+              float* LAYOUT_RESTRICT vz, float* LAYOUT_RESTRICT fx, float* LAYOUT_RESTRICT fy,
+              float* LAYOUT_RESTRICT fz, const float* LAYOUT_RESTRICT mass,
+              const float* LAYOUT_RESTRICT charge, float* LAYOUT_RESTRICT energy,
+              const std::int32_t* LAYOUT_RESTRICT type, std::int32_t* LAYOUT_RESTRICT cell,
+              std::int32_t* LAYOUT_RESTRICT flags, std::size_t n) {
     for (std::size_t i = 0; i < n; ++i)
-        raw::integrate(f, px, py, pz, vx, vy, vz, fx, fy, fz, mass, charge, energy, type, cell, flags, i);
+        raw::integrate(f, px, py, pz, vx, vy, vz, fx, fy, fz, mass, charge, energy, type, cell,
+                       flags, i);
 }
 
 } // namespace cpu_raw
@@ -70,12 +75,13 @@ struct cpu_raw_runner {
     }
     void operator()(const drift& f, const layout::view<Particle, soa>& v) const {
         using P = Particle;
-        cpu_raw::drift_soa(col<&P::x>(v), col<&P::y>(v), col<&P::z>(v), col<&P::vx>(v), col<&P::vy>(v),
-                           col<&P::vz>(v), v.size(), f.dt);
+        cpu_raw::drift_soa(col<&P::x>(v), col<&P::y>(v), col<&P::z>(v), col<&P::vx>(v),
+                           col<&P::vy>(v), col<&P::vz>(v), v.size(), f.dt);
     }
     void operator()(const drift& f, const layout::view<Particle, aosoa32>& v) const {
-        cpu_raw::blocks_loop(aosoa_blocks<raw::ParticleBlock32>(v), v.size(),
-                             [dt = f.dt](raw::ParticleBlock32& b, std::size_t l) { raw::drift(b, l, dt); });
+        cpu_raw::blocks_loop(
+            aosoa_blocks<raw::ParticleBlock32>(v), v.size(),
+            [dt = f.dt](raw::ParticleBlock32& b, std::size_t l) { raw::drift(b, l, dt); });
     }
 
     void operator()(const wide_drift& f, const layout::view<WideParticle, aos>& v) const {
@@ -83,13 +89,14 @@ struct cpu_raw_runner {
     }
     void operator()(const wide_drift& f, const layout::view<WideParticle, soa>& v) const {
         using W = WideParticle;
-        cpu_raw::drift_soa(col<&W::pos, &Vec3::x>(v), col<&W::pos, &Vec3::y>(v), col<&W::pos, &Vec3::z>(v),
-                           col<&W::vel, &Vec3::x>(v), col<&W::vel, &Vec3::y>(v), col<&W::vel, &Vec3::z>(v),
-                           v.size(), f.dt);
+        cpu_raw::drift_soa(col<&W::pos, &Vec3::x>(v), col<&W::pos, &Vec3::y>(v),
+                           col<&W::pos, &Vec3::z>(v), col<&W::vel, &Vec3::x>(v),
+                           col<&W::vel, &Vec3::y>(v), col<&W::vel, &Vec3::z>(v), v.size(), f.dt);
     }
     void operator()(const wide_drift& f, const layout::view<WideParticle, aosoa32>& v) const {
-        cpu_raw::blocks_loop(aosoa_blocks<raw::WideBlock32>(v), v.size(),
-                             [dt = f.dt](raw::WideBlock32& b, std::size_t l) { raw::wide_drift(b, l, dt); });
+        cpu_raw::blocks_loop(
+            aosoa_blocks<raw::WideBlock32>(v), v.size(),
+            [dt = f.dt](raw::WideBlock32& b, std::size_t l) { raw::wide_drift(b, l, dt); });
     }
 
     template <class T>
@@ -101,12 +108,14 @@ struct cpu_raw_runner {
         cpu_raw::scale_mass_soa(col<&T::mass>(v), v.size(), f.c);
     }
     void operator()(const scale_mass& f, const layout::view<Particle, aosoa32>& v) const {
-        cpu_raw::blocks_loop(aosoa_blocks<raw::ParticleBlock32>(v), v.size(),
-                             [c = f.c](raw::ParticleBlock32& b, std::size_t l) { raw::scale_mass(b, l, c); });
+        cpu_raw::blocks_loop(
+            aosoa_blocks<raw::ParticleBlock32>(v), v.size(),
+            [c = f.c](raw::ParticleBlock32& b, std::size_t l) { raw::scale_mass(b, l, c); });
     }
     void operator()(const scale_mass& f, const layout::view<WideParticle, aosoa32>& v) const {
-        cpu_raw::blocks_loop(aosoa_blocks<raw::WideBlock32>(v), v.size(),
-                             [c = f.c](raw::WideBlock32& b, std::size_t l) { raw::scale_mass(b, l, c); });
+        cpu_raw::blocks_loop(
+            aosoa_blocks<raw::WideBlock32>(v), v.size(),
+            [c = f.c](raw::WideBlock32& b, std::size_t l) { raw::scale_mass(b, l, c); });
     }
 
     void operator()(const integrate& f, const layout::view<WideParticle, aos>& v) const {
@@ -114,12 +123,12 @@ struct cpu_raw_runner {
     }
     void operator()(const integrate& f, const layout::view<WideParticle, soa>& v) const {
         using W = WideParticle;
-        cpu_raw::integrate_soa(f, col<&W::pos, &Vec3::x>(v), col<&W::pos, &Vec3::y>(v),
-                               col<&W::pos, &Vec3::z>(v), col<&W::vel, &Vec3::x>(v), col<&W::vel, &Vec3::y>(v),
-                               col<&W::vel, &Vec3::z>(v), col<&W::force, &Vec3::x>(v),
-                               col<&W::force, &Vec3::y>(v), col<&W::force, &Vec3::z>(v), col<&W::mass>(v),
-                               col<&W::charge>(v), col<&W::energy>(v), col<&W::type>(v), col<&W::cell>(v),
-                               col<&W::flags>(v), v.size());
+        cpu_raw::integrate_soa(
+            f, col<&W::pos, &Vec3::x>(v), col<&W::pos, &Vec3::y>(v), col<&W::pos, &Vec3::z>(v),
+            col<&W::vel, &Vec3::x>(v), col<&W::vel, &Vec3::y>(v), col<&W::vel, &Vec3::z>(v),
+            col<&W::force, &Vec3::x>(v), col<&W::force, &Vec3::y>(v), col<&W::force, &Vec3::z>(v),
+            col<&W::mass>(v), col<&W::charge>(v), col<&W::energy>(v), col<&W::type>(v),
+            col<&W::cell>(v), col<&W::flags>(v), v.size());
     }
     void operator()(const integrate& f, const layout::view<WideParticle, aosoa32>& v) const {
         cpu_raw::blocks_loop(aosoa_blocks<raw::WideBlock32>(v), v.size(),
@@ -160,7 +169,8 @@ struct cpu_backend {
 inline double cpu_copy_gbps(std::size_t bytes, int warmup, int reps) {
     std::vector<float> src(bytes / sizeof(float)), dst(bytes / sizeof(float));
     for (std::size_t i = 0; i < src.size(); ++i) src[i] = static_cast<float>(i % 1000) + 0.5f;
-    const double us = cpu_backend{}.median_us([&] { std::copy(src.begin(), src.end(), dst.begin()); }, warmup, reps);
+    const double us = cpu_backend{}.median_us(
+        [&] { std::copy(src.begin(), src.end(), dst.begin()); }, warmup, reps);
     if (dst != src) {
         std::printf("FAILED: the copy kernel copied wrongly\n");
         std::exit(1);
@@ -172,8 +182,11 @@ inline double cpu_copy_gbps(std::size_t bytes, int warmup, int reps) {
 inline int run_cpu(options opt) {
     if (opt.n == 0) opt.n = std::size_t{8} << 20;
     if (opt.reps == 0) opt.reps = 10;
-    std::printf("particles (CPU, one thread): n = %zu particles, median of %d runs after %d warm-up%s\n", opt.n,
-                opt.reps, opt.warmup, LAYOUT_CHECK_BOUNDS ? " [bounds checks ON: library timings include them]" : "");
+    if (opt.warmup < 0) opt.warmup = 1;
+    std::printf(
+        "particles (CPU, one thread): n = %zu particles, median of %d runs after %d warm-up%s\n",
+        opt.n, opt.reps, opt.warmup,
+        LAYOUT_CHECK_BOUNDS ? " [bounds checks ON: library timings include them]" : "");
     const std::size_t copy_bytes = opt.n * sizeof(Particle);
     const double copy = cpu_copy_gbps(copy_bytes, opt.warmup, opt.reps);
     std::printf("std::copy of %zu bytes: %.1f GB/s (read + written)\n", copy_bytes, copy);

@@ -37,31 +37,36 @@ __global__ void raw_aos_drift_Particle(Particle* __restrict__ p, std::size_t n, 
     const std::size_t i = std::size_t{blockIdx.x} * blockDim.x + threadIdx.x;
     if (i < n) raw::drift(p, i, dt);
 }
-__global__ void raw_soa_drift_Particle(float* __restrict__ x, float* __restrict__ y, float* __restrict__ z,
-                                       const float* __restrict__ vx, const float* __restrict__ vy,
-                                       const float* __restrict__ vz, std::size_t n, float dt) {
+__global__ void raw_soa_drift_Particle(float* __restrict__ x, float* __restrict__ y,
+                                       float* __restrict__ z, const float* __restrict__ vx,
+                                       const float* __restrict__ vy, const float* __restrict__ vz,
+                                       std::size_t n, float dt) {
     const std::size_t i = std::size_t{blockIdx.x} * blockDim.x + threadIdx.x;
     if (i < n) raw::drift(x, y, z, vx, vy, vz, i, dt);
 }
-__global__ void raw_aosoa32_drift_Particle(raw::ParticleBlock32* __restrict__ b, std::size_t n, float dt) {
+__global__ void raw_aosoa32_drift_Particle(raw::ParticleBlock32* __restrict__ b, std::size_t n,
+                                           float dt) {
     const std::size_t i = std::size_t{blockIdx.x} * blockDim.x + threadIdx.x;
     if (i < n) raw::drift(b[i / 32], i % 32, dt);
 }
 
 // ---- wide drift --------------------------------------------------------------------------------
 
-__global__ void raw_aos_wide_drift_WideParticle(WideParticle* __restrict__ p, std::size_t n, float dt) {
+__global__ void raw_aos_wide_drift_WideParticle(WideParticle* __restrict__ p, std::size_t n,
+                                                float dt) {
     const std::size_t i = std::size_t{blockIdx.x} * blockDim.x + threadIdx.x;
     if (i < n) raw::wide_drift(p, i, dt);
 }
 __global__ void raw_soa_wide_drift_WideParticle(float* __restrict__ x, float* __restrict__ y,
                                                 float* __restrict__ z, const float* __restrict__ vx,
-                                                const float* __restrict__ vy, const float* __restrict__ vz,
-                                                std::size_t n, float dt) {
+                                                const float* __restrict__ vy,
+                                                const float* __restrict__ vz, std::size_t n,
+                                                float dt) {
     const std::size_t i = std::size_t{blockIdx.x} * blockDim.x + threadIdx.x;
     if (i < n) raw::drift(x, y, z, vx, vy, vz, i, dt);
 }
-__global__ void raw_aosoa32_wide_drift_WideParticle(raw::WideBlock32* __restrict__ b, std::size_t n, float dt) {
+__global__ void raw_aosoa32_wide_drift_WideParticle(raw::WideBlock32* __restrict__ b, std::size_t n,
+                                                    float dt) {
     const std::size_t i = std::size_t{blockIdx.x} * blockDim.x + threadIdx.x;
     if (i < n) raw::wide_drift(b[i / 32], i % 32, dt);
 }
@@ -76,11 +81,13 @@ __global__ void raw_soa_scale_mass_Particle(float* __restrict__ mass, std::size_
     const std::size_t i = std::size_t{blockIdx.x} * blockDim.x + threadIdx.x;
     if (i < n) raw::scale_mass(mass, i, c);
 }
-__global__ void raw_aosoa32_scale_mass_Particle(raw::ParticleBlock32* __restrict__ b, std::size_t n, float c) {
+__global__ void raw_aosoa32_scale_mass_Particle(raw::ParticleBlock32* __restrict__ b, std::size_t n,
+                                                float c) {
     const std::size_t i = std::size_t{blockIdx.x} * blockDim.x + threadIdx.x;
     if (i < n) raw::scale_mass(b[i / 32], i % 32, c);
 }
-__global__ void raw_aos_scale_mass_WideParticle(WideParticle* __restrict__ p, std::size_t n, float c) {
+__global__ void raw_aos_scale_mass_WideParticle(WideParticle* __restrict__ p, std::size_t n,
+                                                float c) {
     const std::size_t i = std::size_t{blockIdx.x} * blockDim.x + threadIdx.x;
     if (i < n) raw::scale_mass(p, i, c);
 }
@@ -88,30 +95,33 @@ __global__ void raw_soa_scale_mass_WideParticle(float* __restrict__ mass, std::s
     const std::size_t i = std::size_t{blockIdx.x} * blockDim.x + threadIdx.x;
     if (i < n) raw::scale_mass(mass, i, c);
 }
-__global__ void raw_aosoa32_scale_mass_WideParticle(raw::WideBlock32* __restrict__ b, std::size_t n, float c) {
+__global__ void raw_aosoa32_scale_mass_WideParticle(raw::WideBlock32* __restrict__ b, std::size_t n,
+                                                    float c) {
     const std::size_t i = std::size_t{blockIdx.x} * blockDim.x + threadIdx.x;
     if (i < n) raw::scale_mass(b[i / 32], i % 32, c);
 }
 
 // ---- most fields -------------------------------------------------------------------------------
 
-__global__ void raw_aos_integrate_WideParticle(integrate f, WideParticle* __restrict__ p, std::size_t n) {
+__global__ void raw_aos_integrate_WideParticle(integrate f, WideParticle* __restrict__ p,
+                                               std::size_t n) {
     const std::size_t i = std::size_t{blockIdx.x} * blockDim.x + threadIdx.x;
     if (i < n) raw::integrate(f, p, i);
 }
-__global__ void raw_soa_integrate_WideParticle(integrate f, float* __restrict__ px, float* __restrict__ py,
-                                               float* __restrict__ pz, float* __restrict__ vx,
-                                               float* __restrict__ vy, float* __restrict__ vz,
-                                               float* __restrict__ fx, float* __restrict__ fy,
-                                               float* __restrict__ fz, const float* __restrict__ mass,
-                                               const float* __restrict__ charge, float* __restrict__ energy,
-                                               const std::int32_t* __restrict__ type,
-                                               std::int32_t* __restrict__ cell, std::int32_t* __restrict__ flags,
-                                               std::size_t n) {
+__global__ void raw_soa_integrate_WideParticle(
+    integrate f, float* __restrict__ px, float* __restrict__ py, float* __restrict__ pz,
+    float* __restrict__ vx, float* __restrict__ vy, float* __restrict__ vz, float* __restrict__ fx,
+    float* __restrict__ fy, float* __restrict__ fz, const float* __restrict__ mass,
+    const float* __restrict__ charge, float* __restrict__ energy,
+    const std::int32_t* __restrict__ type, std::int32_t* __restrict__ cell,
+    std::int32_t* __restrict__ flags, std::size_t n) {
     const std::size_t i = std::size_t{blockIdx.x} * blockDim.x + threadIdx.x;
-    if (i < n) raw::integrate(f, px, py, pz, vx, vy, vz, fx, fy, fz, mass, charge, energy, type, cell, flags, i);
+    if (i < n)
+        raw::integrate(f, px, py, pz, vx, vy, vz, fx, fy, fz, mass, charge, energy, type, cell,
+                       flags, i);
 }
-__global__ void raw_aosoa32_integrate_WideParticle(integrate f, raw::WideBlock32* __restrict__ b, std::size_t n) {
+__global__ void raw_aosoa32_integrate_WideParticle(integrate f, raw::WideBlock32* __restrict__ b,
+                                                   std::size_t n) {
     const std::size_t i = std::size_t{blockIdx.x} * blockDim.x + threadIdx.x;
     if (i < n) raw::integrate(f, b[i / 32], i % 32);
 }
@@ -119,7 +129,8 @@ __global__ void raw_aosoa32_integrate_WideParticle(integrate f, raw::WideBlock32
 // ---- the copy bound ----------------------------------------------------------------------------
 
 /// One float4 per thread, read once and written once: the practical bandwidth bound.
-__global__ void copy_float4(const float4* __restrict__ src, float4* __restrict__ dst, std::size_t n4) {
+__global__ void copy_float4(const float4* __restrict__ src, float4* __restrict__ dst,
+                            std::size_t n4) {
     const std::size_t i = std::size_t{blockIdx.x} * blockDim.x + threadIdx.x;
     if (i < n4) dst[i] = src[i];
 }
@@ -131,14 +142,15 @@ struct gpu_raw_runner {
     cudaStream_t stream = 0;
 
     void operator()(const drift& f, const layout::view<Particle, aos>& v) const {
-        raw_aos_drift_Particle<<<blocks_for(v.size()), threads_per_block, 0, stream>>>(aos_data(v), v.size(), f.dt);
+        raw_aos_drift_Particle<<<blocks_for(v.size()), threads_per_block, 0, stream>>>(
+            aos_data(v), v.size(), f.dt);
         layout::cuda::check_launch("raw_aos_drift_Particle");
     }
     void operator()(const drift& f, const layout::view<Particle, soa>& v) const {
         using P = Particle;
         raw_soa_drift_Particle<<<blocks_for(v.size()), threads_per_block, 0, stream>>>(
-            col<&P::x>(v), col<&P::y>(v), col<&P::z>(v), col<&P::vx>(v), col<&P::vy>(v), col<&P::vz>(v), v.size(),
-            f.dt);
+            col<&P::x>(v), col<&P::y>(v), col<&P::z>(v), col<&P::vx>(v), col<&P::vy>(v),
+            col<&P::vz>(v), v.size(), f.dt);
         layout::cuda::check_launch("raw_soa_drift_Particle");
     }
     void operator()(const drift& f, const layout::view<Particle, aosoa32>& v) const {
@@ -148,15 +160,16 @@ struct gpu_raw_runner {
     }
 
     void operator()(const wide_drift& f, const layout::view<WideParticle, aos>& v) const {
-        raw_aos_wide_drift_WideParticle<<<blocks_for(v.size()), threads_per_block, 0, stream>>>(aos_data(v),
-                                                                                                v.size(), f.dt);
+        raw_aos_wide_drift_WideParticle<<<blocks_for(v.size()), threads_per_block, 0, stream>>>(
+            aos_data(v), v.size(), f.dt);
         layout::cuda::check_launch("raw_aos_wide_drift_WideParticle");
     }
     void operator()(const wide_drift& f, const layout::view<WideParticle, soa>& v) const {
         using W = WideParticle;
         raw_soa_wide_drift_WideParticle<<<blocks_for(v.size()), threads_per_block, 0, stream>>>(
             col<&W::pos, &Vec3::x>(v), col<&W::pos, &Vec3::y>(v), col<&W::pos, &Vec3::z>(v),
-            col<&W::vel, &Vec3::x>(v), col<&W::vel, &Vec3::y>(v), col<&W::vel, &Vec3::z>(v), v.size(), f.dt);
+            col<&W::vel, &Vec3::x>(v), col<&W::vel, &Vec3::y>(v), col<&W::vel, &Vec3::z>(v),
+            v.size(), f.dt);
         layout::cuda::check_launch("raw_soa_wide_drift_WideParticle");
     }
     void operator()(const wide_drift& f, const layout::view<WideParticle, aosoa32>& v) const {
@@ -166,8 +179,8 @@ struct gpu_raw_runner {
     }
 
     void operator()(const scale_mass& f, const layout::view<Particle, aos>& v) const {
-        raw_aos_scale_mass_Particle<<<blocks_for(v.size()), threads_per_block, 0, stream>>>(aos_data(v), v.size(),
-                                                                                            f.c);
+        raw_aos_scale_mass_Particle<<<blocks_for(v.size()), threads_per_block, 0, stream>>>(
+            aos_data(v), v.size(), f.c);
         layout::cuda::check_launch("raw_aos_scale_mass_Particle");
     }
     void operator()(const scale_mass& f, const layout::view<Particle, soa>& v) const {
@@ -181,8 +194,8 @@ struct gpu_raw_runner {
         layout::cuda::check_launch("raw_aosoa32_scale_mass_Particle");
     }
     void operator()(const scale_mass& f, const layout::view<WideParticle, aos>& v) const {
-        raw_aos_scale_mass_WideParticle<<<blocks_for(v.size()), threads_per_block, 0, stream>>>(aos_data(v),
-                                                                                                v.size(), f.c);
+        raw_aos_scale_mass_WideParticle<<<blocks_for(v.size()), threads_per_block, 0, stream>>>(
+            aos_data(v), v.size(), f.c);
         layout::cuda::check_launch("raw_aos_scale_mass_WideParticle");
     }
     void operator()(const scale_mass& f, const layout::view<WideParticle, soa>& v) const {
@@ -197,8 +210,8 @@ struct gpu_raw_runner {
     }
 
     void operator()(const integrate& f, const layout::view<WideParticle, aos>& v) const {
-        raw_aos_integrate_WideParticle<<<blocks_for(v.size()), threads_per_block, 0, stream>>>(f, aos_data(v),
-                                                                                               v.size());
+        raw_aos_integrate_WideParticle<<<blocks_for(v.size()), threads_per_block, 0, stream>>>(
+            f, aos_data(v), v.size());
         layout::cuda::check_launch("raw_aos_integrate_WideParticle");
     }
     void operator()(const integrate& f, const layout::view<WideParticle, soa>& v) const {
@@ -207,8 +220,8 @@ struct gpu_raw_runner {
             f, col<&W::pos, &Vec3::x>(v), col<&W::pos, &Vec3::y>(v), col<&W::pos, &Vec3::z>(v),
             col<&W::vel, &Vec3::x>(v), col<&W::vel, &Vec3::y>(v), col<&W::vel, &Vec3::z>(v),
             col<&W::force, &Vec3::x>(v), col<&W::force, &Vec3::y>(v), col<&W::force, &Vec3::z>(v),
-            col<&W::mass>(v), col<&W::charge>(v), col<&W::energy>(v), col<&W::type>(v), col<&W::cell>(v),
-            col<&W::flags>(v), v.size());
+            col<&W::mass>(v), col<&W::charge>(v), col<&W::energy>(v), col<&W::type>(v),
+            col<&W::cell>(v), col<&W::flags>(v), v.size());
         layout::cuda::check_launch("raw_soa_integrate_WideParticle");
     }
     void operator()(const integrate& f, const layout::view<WideParticle, aosoa32>& v) const {
@@ -236,7 +249,8 @@ double median_us_events(Fn&& fn, int warmup, int reps, cudaStream_t stream = 0) 
     std::vector<double> us(static_cast<std::size_t>(reps));
     for (int r = 0; r < reps; ++r) {
         float ms = 0;
-        layout::cuda::check(cudaEventElapsedTime(&ms, events[2 * r], events[2 * r + 1]), "cudaEventElapsedTime");
+        layout::cuda::check(cudaEventElapsedTime(&ms, events[2 * r], events[2 * r + 1]),
+                            "cudaEventElapsedTime");
         us[r] = 1e3 * ms;
     }
     for (auto& e : events) cudaEventDestroy(e);

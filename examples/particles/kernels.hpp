@@ -81,7 +81,8 @@ struct drift {
     }
 
     static footprint bytes() {
-        return {{{offsetof(Particle, x), 6 * sizeof(float)}}, {{offsetof(Particle, x), 3 * sizeof(float)}}};
+        return {{{offsetof(Particle, x), 6 * sizeof(float)}},
+                {{offsetof(Particle, x), 3 * sizeof(float)}}};
     }
     void reference(Particle& p) const {
         p.x = static_cast<float>(double(p.x) + double(p.vx) * dt);
@@ -107,7 +108,8 @@ struct wide_drift {
     }
 
     static footprint bytes() {
-        return {{{offsetof(WideParticle, pos), sizeof(Vec3)}, {offsetof(WideParticle, vel), sizeof(Vec3)}},
+        return {{{offsetof(WideParticle, pos), sizeof(Vec3)},
+                 {offsetof(WideParticle, vel), sizeof(Vec3)}},
                 {{offsetof(WideParticle, pos), sizeof(Vec3)}}};
     }
     void reference(WideParticle& p) const {
@@ -149,9 +151,9 @@ struct scale_mass {
 /// 128 B moved for 104 useful, a predicted 1.23x. AoS is hardly penalised here.
 struct integrate {
     float dt;
-    float k0, k1;    ///< trap stiffness of species 0 (even type) and 1 (odd type)
-    Vec3 field;      ///< uniform electric field
-    float inv_h;     ///< 1 / cell size: a power of two, so that binning is exact on every device
+    float k0, k1; ///< trap stiffness of species 0 (even type) and 1 (odd type)
+    Vec3 field;   ///< uniform electric field
+    float inv_h;  ///< 1 / cell size: a power of two, so that binning is exact on every device
     static constexpr std::int32_t moved = 1; ///< flags bit: changed cell at the last binning
 
     /// Periodic 3-D cell hash of a position: 10 bits per axis.
@@ -185,7 +187,8 @@ struct integrate {
         fx = q * field.x - k * px;
         fy = q * field.y - k * py;
         fz = q * field.z - k * pz;
-        energy = 0.5f * m * (vx * vx + vy * vy + vz * vz) + 0.5f * k * (px * px + py * py + pz * pz);
+        energy =
+            0.5f * m * (vx * vx + vy * vy + vz * vz) + 0.5f * k * (px * px + py * py + pz * pz);
     }
 
     template <class View>
@@ -199,8 +202,8 @@ struct integrate {
 
     static footprint bytes() {
         using W = WideParticle;
-        return {{{offsetof(W, pos), 3 * sizeof(Vec3)}, // pos vel force
-                 {offsetof(W, mass), 2 * sizeof(float)},  // mass charge
+        return {{{offsetof(W, pos), 3 * sizeof(Vec3)},           // pos vel force
+                 {offsetof(W, mass), 2 * sizeof(float)},         // mass charge
                  {offsetof(W, type), 3 * sizeof(std::int32_t)}}, // type cell flags
                 {{offsetof(W, pos), 3 * sizeof(Vec3)},
                  {offsetof(W, energy), sizeof(float)},
@@ -211,10 +214,12 @@ struct integrate {
         p.flags = c != p.cell ? (p.flags | moved) : (p.flags & ~moved);
         p.cell = c;
         const double kick = double(dt) / p.mass;
-        double v[3] = {p.vel.x + p.force.x * kick, p.vel.y + p.force.y * kick, p.vel.z + p.force.z * kick};
+        double v[3] = {p.vel.x + p.force.x * kick, p.vel.y + p.force.y * kick,
+                       p.vel.z + p.force.z * kick};
         double x[3] = {p.pos.x + v[0] * dt, p.pos.y + v[1] * dt, p.pos.z + v[2] * dt};
         const double k = (p.type & 1) ? k1 : k0;
-        const double f[3] = {p.charge * double(field.x) - k * x[0], p.charge * double(field.y) - k * x[1],
+        const double f[3] = {p.charge * double(field.x) - k * x[0],
+                             p.charge * double(field.y) - k * x[1],
                              p.charge * double(field.z) - k * x[2]};
         const double e = 0.5 * p.mass * (v[0] * v[0] + v[1] * v[1] + v[2] * v[2]) +
                          0.5 * k * (x[0] * x[0] + x[1] * x[1] + x[2] * x[2]);
@@ -250,8 +255,10 @@ struct WideBlock32 {
 
 // The blocks are what layout::aosoa<T, 32> stores, byte for byte: the raw kernels run on the
 // library containers' memory.
-static_assert(sizeof(ParticleBlock32) == layout::mapping<Particle, layout::policy::aosoa<32>>::block_bytes);
-static_assert(sizeof(WideBlock32) == layout::mapping<WideParticle, layout::policy::aosoa<32>>::block_bytes);
+static_assert(sizeof(ParticleBlock32) ==
+              layout::mapping<Particle, layout::policy::aosoa<32>>::block_bytes);
+static_assert(sizeof(WideBlock32) ==
+              layout::mapping<WideParticle, layout::policy::aosoa<32>>::block_bytes);
 static_assert(offsetof(ParticleBlock32, mass) ==
               layout::mapping<Particle, layout::policy::aosoa<32>>::lane_offsets[6]);
 static_assert(offsetof(WideBlock32, mass) ==
@@ -260,15 +267,16 @@ static_assert(offsetof(WideBlock32, flags) ==
               layout::mapping<WideParticle, layout::policy::aosoa<32>>::lane_offsets[15]);
 
 // drift
-LAYOUT_HOST_DEVICE LAYOUT_FORCEINLINE void drift(Particle* LAYOUT_RESTRICT p, std::size_t i, float dt) {
+LAYOUT_HOST_DEVICE LAYOUT_FORCEINLINE void drift(Particle* LAYOUT_RESTRICT p, std::size_t i,
+                                                 float dt) {
     p[i].x += p[i].vx * dt;
     p[i].y += p[i].vy * dt;
     p[i].z += p[i].vz * dt;
 }
-LAYOUT_HOST_DEVICE LAYOUT_FORCEINLINE void drift(float* LAYOUT_RESTRICT x, float* LAYOUT_RESTRICT y,
-                                                 float* LAYOUT_RESTRICT z, const float* LAYOUT_RESTRICT vx,
-                                                 const float* LAYOUT_RESTRICT vy,
-                                                 const float* LAYOUT_RESTRICT vz, std::size_t i, float dt) {
+LAYOUT_HOST_DEVICE LAYOUT_FORCEINLINE void
+drift(float* LAYOUT_RESTRICT x, float* LAYOUT_RESTRICT y, float* LAYOUT_RESTRICT z,
+      const float* LAYOUT_RESTRICT vx, const float* LAYOUT_RESTRICT vy,
+      const float* LAYOUT_RESTRICT vz, std::size_t i, float dt) {
     x[i] += vx[i] * dt;
     y[i] += vy[i] * dt;
     z[i] += vz[i] * dt;
@@ -281,7 +289,8 @@ LAYOUT_HOST_DEVICE LAYOUT_FORCEINLINE void drift(ParticleBlock32& b, std::size_t
 }
 
 // wide drift
-LAYOUT_HOST_DEVICE LAYOUT_FORCEINLINE void wide_drift(WideParticle* LAYOUT_RESTRICT p, std::size_t i, float dt) {
+LAYOUT_HOST_DEVICE LAYOUT_FORCEINLINE void wide_drift(WideParticle* LAYOUT_RESTRICT p,
+                                                      std::size_t i, float dt) {
     p[i].pos.x += p[i].vel.x * dt;
     p[i].pos.y += p[i].vel.y * dt;
     p[i].pos.z += p[i].vel.z * dt;
@@ -294,13 +303,16 @@ LAYOUT_HOST_DEVICE LAYOUT_FORCEINLINE void wide_drift(WideBlock32& b, std::size_
 }
 
 // one field
-LAYOUT_HOST_DEVICE LAYOUT_FORCEINLINE void scale_mass(Particle* LAYOUT_RESTRICT p, std::size_t i, float c) {
+LAYOUT_HOST_DEVICE LAYOUT_FORCEINLINE void scale_mass(Particle* LAYOUT_RESTRICT p, std::size_t i,
+                                                      float c) {
     p[i].mass *= c;
 }
-LAYOUT_HOST_DEVICE LAYOUT_FORCEINLINE void scale_mass(WideParticle* LAYOUT_RESTRICT p, std::size_t i, float c) {
+LAYOUT_HOST_DEVICE LAYOUT_FORCEINLINE void scale_mass(WideParticle* LAYOUT_RESTRICT p,
+                                                      std::size_t i, float c) {
     p[i].mass *= c;
 }
-LAYOUT_HOST_DEVICE LAYOUT_FORCEINLINE void scale_mass(float* LAYOUT_RESTRICT mass, std::size_t i, float c) {
+LAYOUT_HOST_DEVICE LAYOUT_FORCEINLINE void scale_mass(float* LAYOUT_RESTRICT mass, std::size_t i,
+                                                      float c) {
     mass[i] *= c;
 }
 LAYOUT_HOST_DEVICE LAYOUT_FORCEINLINE void scale_mass(ParticleBlock32& b, std::size_t l, float c) {
@@ -311,23 +323,25 @@ LAYOUT_HOST_DEVICE LAYOUT_FORCEINLINE void scale_mass(WideBlock32& b, std::size_
 }
 
 // most fields
-LAYOUT_HOST_DEVICE LAYOUT_FORCEINLINE void integrate(const ::integrate& f, WideParticle* LAYOUT_RESTRICT p,
-                                                     std::size_t i) {
+LAYOUT_HOST_DEVICE LAYOUT_FORCEINLINE void
+integrate(const ::integrate& f, WideParticle* LAYOUT_RESTRICT p, std::size_t i) {
     WideParticle& e = p[i];
     f.step(e.pos.x, e.pos.y, e.pos.z, e.vel.x, e.vel.y, e.vel.z, e.force.x, e.force.y, e.force.z,
            e.mass, e.charge, e.energy, e.type, e.cell, e.flags);
 }
-LAYOUT_HOST_DEVICE LAYOUT_FORCEINLINE void integrate(
-    const ::integrate& f, float* LAYOUT_RESTRICT px, float* LAYOUT_RESTRICT py, float* LAYOUT_RESTRICT pz,
-    float* LAYOUT_RESTRICT vx, float* LAYOUT_RESTRICT vy, float* LAYOUT_RESTRICT vz,
-    float* LAYOUT_RESTRICT fx, float* LAYOUT_RESTRICT fy, float* LAYOUT_RESTRICT fz,
-    const float* LAYOUT_RESTRICT mass, const float* LAYOUT_RESTRICT charge, float* LAYOUT_RESTRICT energy,
-    const std::int32_t* LAYOUT_RESTRICT type, std::int32_t* LAYOUT_RESTRICT cell,
-    std::int32_t* LAYOUT_RESTRICT flags, std::size_t i) {
-    f.step(px[i], py[i], pz[i], vx[i], vy[i], vz[i], fx[i], fy[i], fz[i], mass[i], charge[i], energy[i],
-           type[i], cell[i], flags[i]);
+LAYOUT_HOST_DEVICE LAYOUT_FORCEINLINE void
+integrate(const ::integrate& f, float* LAYOUT_RESTRICT px, float* LAYOUT_RESTRICT py,
+          float* LAYOUT_RESTRICT pz, float* LAYOUT_RESTRICT vx, float* LAYOUT_RESTRICT vy,
+          float* LAYOUT_RESTRICT vz, float* LAYOUT_RESTRICT fx, float* LAYOUT_RESTRICT fy,
+          float* LAYOUT_RESTRICT fz, const float* LAYOUT_RESTRICT mass,
+          const float* LAYOUT_RESTRICT charge, float* LAYOUT_RESTRICT energy,
+          const std::int32_t* LAYOUT_RESTRICT type, std::int32_t* LAYOUT_RESTRICT cell,
+          std::int32_t* LAYOUT_RESTRICT flags, std::size_t i) {
+    f.step(px[i], py[i], pz[i], vx[i], vy[i], vz[i], fx[i], fy[i], fz[i], mass[i], charge[i],
+           energy[i], type[i], cell[i], flags[i]);
 }
-LAYOUT_HOST_DEVICE LAYOUT_FORCEINLINE void integrate(const ::integrate& f, WideBlock32& b, std::size_t l) {
+LAYOUT_HOST_DEVICE LAYOUT_FORCEINLINE void integrate(const ::integrate& f, WideBlock32& b,
+                                                     std::size_t l) {
     f.step(b.pos.x[l], b.pos.y[l], b.pos.z[l], b.vel.x[l], b.vel.y[l], b.vel.z[l], b.force.x[l],
            b.force.y[l], b.force.z[l], b.mass[l], b.charge[l], b.energy[l], b.type[l], b.cell[l],
            b.flags[l]);

@@ -5,6 +5,4 @@
 //   particles_cpu [--n 8388608] [--reps 10] [--kernels drift,wide_drift,one_field,most_fields]
 #include "cpu_driver.hpp"
 
-int main(int argc, char** argv) {
-    return particles::run_cpu(particles::parse_options(argc, argv));
-}
+int main(int argc, char** argv) { return particles::run_cpu(particles::parse_options(argc, argv)); }

@@ -4,7 +4,8 @@
 // (every word of every element), then timed with CUDA events: warm-up, median of --reps runs.
 // The device's float4 copy bandwidth is measured in the same run; one table compares everything.
 //
-//   particles_gpu [--n 33554432] [--reps 30] [--kernels drift,wide_drift,one_field,most_fields] [--cpu]
+//   particles_gpu [--n 33554432] [--reps 30] [--kernels drift,wide_drift,one_field,most_fields]
+//   [--cpu]
 //
 // Without a usable CUDA device it says so and runs the CPU version (cpu_driver.hpp). The exit
 // status is non-zero if any verification fails.
@@ -33,7 +34,9 @@ struct gpu_backend {
     void run_raw(const F& f, const View& v) const {
         gpu_raw_runner{}(f, v);
     }
-    void sync() const { layout::cuda::check(cudaDeviceSynchronize(), "cudaDeviceSynchronize after a kernel"); }
+    void sync() const {
+        layout::cuda::check(cudaDeviceSynchronize(), "cudaDeviceSynchronize after a kernel");
+    }
 
     template <class Fn>
     double median_us(Fn&& fn, int warmup, int reps) const {
@@ -51,7 +54,8 @@ inline double gpu_copy_gbps(std::size_t bytes, int warmup, int reps) {
     float4 *src = nullptr, *dst = nullptr;
     layout::cuda::check(cudaMalloc(&src, n4 * sizeof(float4)), "cudaMalloc (copy source)");
     layout::cuda::check(cudaMalloc(&dst, n4 * sizeof(float4)), "cudaMalloc (copy destination)");
-    layout::cuda::check(cudaMemcpy(src, host.data(), n4 * sizeof(float4), cudaMemcpyHostToDevice), "cudaMemcpy");
+    layout::cuda::check(cudaMemcpy(src, host.data(), n4 * sizeof(float4), cudaMemcpyHostToDevice),
+                        "cudaMemcpy");
     layout::cuda::check(cudaMemset(dst, 0xff, n4 * sizeof(float4)), "cudaMemset"); // poison: NaNs
     auto run = [&] {
         copy_float4<<<blocks_for(n4), threads_per_block>>>(src, dst, n4);
@@ -59,7 +63,8 @@ inline double gpu_copy_gbps(std::size_t bytes, int warmup, int reps) {
     };
     run();
     std::vector<float> back(host.size());
-    layout::cuda::check(cudaMemcpy(back.data(), dst, n4 * sizeof(float4), cudaMemcpyDeviceToHost), "cudaMemcpy");
+    layout::cuda::check(cudaMemcpy(back.data(), dst, n4 * sizeof(float4), cudaMemcpyDeviceToHost),
+                        "cudaMemcpy");
     if (std::memcmp(back.data(), host.data(), host.size() * sizeof(float)) != 0) {
         std::printf("FAILED: copy_float4 copied wrongly\n");
         std::exit(1);
@@ -73,12 +78,15 @@ inline double gpu_copy_gbps(std::size_t bytes, int warmup, int reps) {
 inline int run_gpu(options opt) {
     if (opt.n == 0) opt.n = std::size_t{32} << 20;
     if (opt.reps == 0) opt.reps = 30;
+    if (opt.warmup < 0) opt.warmup = 3;
     int device = 0;
     layout::cuda::check(cudaGetDevice(&device), "cudaGetDevice");
     cudaDeviceProp prop{};
     layout::cuda::check(cudaGetDeviceProperties(&prop, device), "cudaGetDeviceProperties");
-    std::printf("particles (GPU): %s, %d SMs, %.0f MB L2; n = %zu particles; median of %d runs after %d warm-up%s\n",
-                prop.name, prop.multiProcessorCount, prop.l2CacheSize / 1e6, opt.n, opt.reps, opt.warmup,
+    std::printf("particles (GPU): %s, %d SMs, %.0f MB L2; n = %zu particles; median of %d runs "
+                "after %d warm-up%s\n",
+                prop.name, prop.multiProcessorCount, prop.l2CacheSize / 1e6, opt.n, opt.reps,
+                opt.warmup,
                 LAYOUT_CHECK_BOUNDS ? " [bounds checks ON: library timings include them]" : "");
     const std::size_t copy_bytes = opt.n * sizeof(Particle);
     const double copy = gpu_copy_gbps(copy_bytes, opt.warmup, opt.reps);

@@ -34,8 +34,8 @@ static void cuda_check(cudaError_t err, const char* call, const char* file, int 
 // kernel shows up at the next synchronizing call, which is checked too.
 #define CUDA_CHECK_LAUNCH() CUDA_CHECK(cudaGetLastError())
 
-constexpr int tile_dim = 32;   // one warp spans a tile row: 32 floats = one 128-byte line
-constexpr int block_rows = 8;  // 32x8 threads; each thread moves tile_dim / block_rows = 4 rows
+constexpr int tile_dim = 32;  // one warp spans a tile row: 32 floats = one 128-byte line
+constexpr int block_rows = 8; // 32x8 threads; each thread moves tile_dim / block_rows = 4 rows
 
 // ---- kernels ----------------------------------------------------------------------------------
 
@@ -48,7 +48,7 @@ __global__ void copy_kernel(const float* __restrict__ in, float* __restrict__ ou
     const float4* in4 = reinterpret_cast<const float4*>(in);
     float4* out4 = reinterpret_cast<float4*>(out);
     for (size_t i = first; i < n4; i += stride) out4[i] = in4[i];
-    if (first < n % 4) out[n4 * 4 + first] = in[n4 * 4 + first];  // the last 0-3 floats
+    if (first < n % 4) out[n4 * 4 + first] = in[n4 * 4 + first]; // the last 0-3 floats
 }
 
 // in is rows x cols, out is cols x rows, both row-major: out[c][r] = in[r][c].
@@ -90,8 +90,8 @@ __global__ void tiled_transpose(const float* __restrict__ in, float* __restrict_
     // Write the tile to (block row x, block column y) of `out`: swapping the block indices and
     // reading the tile transposed makes consecutive threads write consecutive floats of an
     // output row, so the writes are coalesced too.
-    c = blockIdx.y * tile_dim + threadIdx.x;  // column of out = row of in
-    r = blockIdx.x * tile_dim + threadIdx.y;  // row of out = column of in
+    c = blockIdx.y * tile_dim + threadIdx.x; // column of out = row of in
+    r = blockIdx.x * tile_dim + threadIdx.y; // row of out = column of in
     for (int j = 0; j < tile_dim; j += block_rows)
         if (c < rows && r + j < cols)
             out[size_t(r + j) * rows + c] = tile[threadIdx.x][threadIdx.y + j];
@@ -104,10 +104,14 @@ constexpr kernel_id all_kernels[] = {kernel_id::copy, kernel_id::naive, kernel_i
                                      kernel_id::tiled_padded};
 const char* name(kernel_id k) {
     switch (k) {
-    case kernel_id::copy: return "copy";
-    case kernel_id::naive: return "naive";
-    case kernel_id::tiled: return "tiled";
-    default: return "tiled_padded";
+    case kernel_id::copy:
+        return "copy";
+    case kernel_id::naive:
+        return "naive";
+    case kernel_id::tiled:
+        return "tiled";
+    default:
+        return "tiled_padded";
     }
 }
 
@@ -130,8 +134,12 @@ void launch(kernel_id k, const float* in, float* out, shape s) {
         copy_kernel<<<blocks, 256>>>(in, out, s.count());
         break;
     }
-    case kernel_id::naive: naive_transpose<<<grid, block>>>(in, out, s.rows, s.cols); break;
-    case kernel_id::tiled: tiled_transpose<0><<<grid, block>>>(in, out, s.rows, s.cols); break;
+    case kernel_id::naive:
+        naive_transpose<<<grid, block>>>(in, out, s.rows, s.cols);
+        break;
+    case kernel_id::tiled:
+        tiled_transpose<0><<<grid, block>>>(in, out, s.rows, s.cols);
+        break;
     case kernel_id::tiled_padded:
         tiled_transpose<1><<<grid, block>>>(in, out, s.rows, s.cols);
         break;
@@ -184,14 +192,14 @@ void run_shape(shape s, int reps, std::vector<result>& results, bool& all_ok) {
     CUDA_CHECK(cudaEventCreate(&stop));
 
     for (kernel_id k : all_kernels) {
-        CUDA_CHECK(cudaMemset(d_out, 0xFF, bytes));  // NaN everywhere: catches unwritten output
+        CUDA_CHECK(cudaMemset(d_out, 0xFF, bytes)); // NaN everywhere: catches unwritten output
         launch(k, d_in, d_out, s);
         CUDA_CHECK(cudaMemcpy(got.data(), d_out, bytes, cudaMemcpyDeviceToHost));
         const bool ok = verify(k, s, in, expected, got);
         all_ok = all_ok && ok;
         if (reps <= 0) continue;
 
-        for (int i = 0; i < 3; ++i) launch(k, d_in, d_out, s);  // warm-up
+        for (int i = 0; i < 3; ++i) launch(k, d_in, d_out, s); // warm-up
         std::vector<float> ms(reps);
         for (float& t : ms) {
             CUDA_CHECK(cudaEventRecord(start));
@@ -202,7 +210,7 @@ void run_shape(shape s, int reps, std::vector<result>& results, bool& all_ok) {
         }
         std::nth_element(ms.begin(), ms.begin() + reps / 2, ms.end());
         const double us = ms[reps / 2] * 1e3;
-        const double gbps = 2.0 * bytes / (us * 1e3);  // bytes read + bytes written
+        const double gbps = 2.0 * bytes / (us * 1e3); // bytes read + bytes written
         results.push_back({s, k, ok, us, gbps});
     }
     CUDA_CHECK(cudaEventDestroy(start));
@@ -212,8 +220,10 @@ void run_shape(shape s, int reps, std::vector<result>& results, bool& all_ok) {
 }
 
 [[noreturn]] void usage(const char* why) {
-    std::fprintf(stderr, "transpose: %s\nusage: transpose [--sizes N,N,...] [--shape RxC]... "
-                         "[--reps N]\n", why);
+    std::fprintf(stderr,
+                 "transpose: %s\nusage: transpose [--sizes N,N,...] [--shape RxC]... "
+                 "[--reps N]\n",
+                 why);
     std::exit(2);
 }
 
@@ -266,8 +276,8 @@ int main(int argc, char** argv) {
     for (shape s : timed) run_shape(s, reps, results, all_ok);
 
     // Median of `reps` launches; bandwidth counts each float read once and written once.
-    std::printf("\n%-11s %-13s %10s %9s %8s %s\n", "size", "kernel", "median us", "GB/s",
-                "% copy", "check");
+    std::printf("\n%-11s %-13s %10s %9s %8s %s\n", "size", "kernel", "median us", "GB/s", "% copy",
+                "check");
     double copy_gbps = 0;
     for (const result& r : results) {
         if (r.k == kernel_id::copy) copy_gbps = r.gbps;

@@ -69,11 +69,11 @@ namespace layout::detail {
 /// fails with cudaErrorLaunchFailure / illegal instruction and the host sees it at the next sync).
 [[noreturn]] LAYOUT_HOST_DEVICE inline void fail(const char* what, unsigned long long index,
                                                  unsigned long long size) {
-    std::printf("layout: %s (index %llu, size %llu)\n", what, index, size);
 #if defined(__CUDA_ARCH__)
+    std::printf("layout: %s (index %llu, size %llu)\n", what, index, size);
     __trap();
 #else
-    std::fflush(stdout);
+    std::fprintf(stderr, "layout: %s (index %llu, size %llu)\n", what, index, size);
     std::abort();
 #endif
 }

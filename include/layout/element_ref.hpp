@@ -167,6 +167,14 @@ LAYOUT_HOST_DEVICE LAYOUT_FORCEINLINE decltype(auto) get(const element_ref<U, F,
     return ref.template get<detail::field_key_index<std::remove_const_t<U>, Key>()>();
 }
 
+/// The same on a plain struct, so generic code can serve std::vector<T> too:
+/// get<&P::z>(particle), get<2>(particle).
+template <auto Key, class T>
+    requires(!detail::is_element_ref_v<std::remove_const_t<T>> && std::is_aggregate_v<T>)
+LAYOUT_HOST_DEVICE LAYOUT_FORCEINLINE constexpr auto& get(T& object) noexcept {
+    return boost::pfr::get<detail::field_key_index<std::remove_const_t<T>, Key>()>(object);
+}
+
 } // namespace layout
 
 // Tuple protocol: structured bindings bind references to the fields.

@@ -19,16 +19,37 @@
 
 namespace layout {
 
+namespace detail {
+template <class View>
+concept blocked_view = requires { View::layout_type::lanes; };
+} // namespace detail
+
 LAYOUT_EXEC_CHECK_DISABLE
 template <class View, class F>
 void for_each_index(const View& v, F&& f) {
     const std::size_t n = v.size();
+    if constexpr (detail::blocked_view<View>) {
+        // Blocks, then lanes: the inner loop has a constant trip count and contiguous lanes,
+        // which the vectorizer handles; a flat loop would divide by the lane count per element.
+        constexpr std::size_t lanes = View::layout_type::lanes;
+        const std::size_t full = n / lanes * lanes;
+        for (std::size_t b = 0; b < full; b += lanes) {
 #if defined(__clang__)
 #  pragma clang loop vectorize(assume_safety)
 #elif defined(__GNUC__) && !defined(__CUDACC__)
 #  pragma GCC ivdep
 #endif
-    for (std::size_t i = 0; i < n; ++i) f(v, i);
+            for (std::size_t lane = 0; lane < lanes; ++lane) f(v, b + lane);
+        }
+        for (std::size_t i = full; i < n; ++i) f(v, i);
+    } else {
+#if defined(__clang__)
+#  pragma clang loop vectorize(assume_safety)
+#elif defined(__GNUC__) && !defined(__CUDACC__)
+#  pragma GCC ivdep
+#endif
+        for (std::size_t i = 0; i < n; ++i) f(v, i);
+    }
 }
 
 } // namespace layout

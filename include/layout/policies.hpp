@@ -3,7 +3,7 @@
 ///
 ///     struct P { float x; double d; };                    // leaves: x (4 B), d (8 B)
 ///     mapping<P, policy::aos>::offset(i, l, cap)          // i*16 + {0, 8}[l]
-///     mapping<P, policy::soa>::offset(i, l, cap)          // {0, round_up(4*cap, 128)}[l] + i*{4, 8}[l]
+///     mapping<P, policy::soa>::offset(i, l, cap)          // {0, round_up(4*cap, 128) + 128}[l] + i*{4, 8}[l]
 ///     mapping<P, policy::aosoa<32>>::offset(i, l, cap)    // (i/32)*384 + {0, 128}[l] + (i%32)*{4, 8}[l]
 ///
 /// AoS is exactly the user's struct, so a std::vector<P> can be viewed with no copy. SoA starts
@@ -55,11 +55,19 @@ struct mapping<T, policy::aos> {
 
 template <class T>
 struct mapping<T, policy::soa> {
+    /// Bytes from the start of column l to the start of column l + 1: the column padded to a
+    /// multiple of column_alignment, plus one more. Without the extra, columns of a power-of-two
+    /// capacity start a multiple of 4 KiB apart and share CPU cache sets (a host SoA loop over
+    /// eight such columns ran 2.8x slower).
+    static constexpr std::size_t column_stride(std::size_t leaf, std::size_t capacity) {
+        return capacity == 0 ? 0
+                             : detail::align_up(capacity * detail::leaf_table<T>[leaf].size,
+                                                policy::soa::column_alignment) +
+                                   policy::soa::column_alignment;
+    }
     static constexpr std::size_t column_offset(std::size_t leaf, std::size_t capacity) {
         std::size_t offset = 0;
-        for (std::size_t l = 0; l < leaf; ++l)
-            offset += detail::align_up(capacity * detail::leaf_table<T>[l].size,
-                                       policy::soa::column_alignment);
+        for (std::size_t l = 0; l < leaf; ++l) offset += column_stride(l, capacity);
         return offset;
     }
     static constexpr std::size_t bytes(std::size_t capacity) {

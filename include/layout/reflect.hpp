@@ -164,6 +164,7 @@ enum class reflect_error {
     not_trivially_copyable,
     not_standard_layout,
     no_fields,
+    single_field_under_nvcc,
     reference_member,
     c_array_member,
     bit_field_or_alignas,
@@ -220,6 +221,12 @@ constexpr reflect_error check_member_type() {
                                                   : reflect_error::reference_member;
     } else if constexpr (!std::is_trivially_copyable_v<T>) {
         return reflect_error::not_trivially_copyable;
+#if defined(__CUDACC__)
+    } else if constexpr (requires { T{any_value{}}; } && !requires { T{any_value{}, any_value{}}; }) {
+        // nvcc 13's front end trips over Boost.PFR's field count of one-member structs
+        // (assert_first_not_base); say so before PFR fails with an unreadable error.
+        return reflect_error::single_field_under_nvcc;
+#endif
     } else if constexpr (boost::pfr::tuple_size_v<T> == 0) {
         return reflect_error::no_fields;
     } else if constexpr (!one_braced_value_per_field<T>(
@@ -266,6 +273,9 @@ constexpr bool assert_reflectable() {
                   "constructors, private members, virtual functions or base classes. layout "
                   "reflects plain structs only");
     static_assert(e != reflect_error::no_fields, "layout: the element type has no fields");
+    static_assert(e != reflect_error::single_field_under_nvcc,
+                  "layout: under nvcc, Boost.PFR cannot reflect a struct with a single member "
+                  "(a front-end bug); store the member's type itself, or add a member");
     static_assert(e != reflect_error::reference_member,
                   "layout: the element type has a reference member; store a value or a pointer");
     static_assert(e != reflect_error::not_trivially_copyable,

@@ -72,9 +72,11 @@ public:
     vector() noexcept = default;
 
     /// n value-initialized elements (T{}).
+    // Constructors that allocate delegate to the default one first, so that if a later step
+    // throws, the destructor runs and frees what was allocated.
     explicit vector(size_type n) : vector(n, T{}) {}
-    vector(size_type n, const T& value) {
-        reallocate(n);
+    vector(size_type n, const T& value) : vector() {
+        reallocate(checked_size(n));
         fill(0, n, value);
         size_ = n;
     }
@@ -84,7 +86,7 @@ public:
 
     template <std::input_iterator It, std::sentinel_for<It> S>
         requires Memory::host_accessible
-    vector(It first, S last) {
+    vector(It first, S last) : vector() {
         if constexpr (std::forward_iterator<It>) {
             reallocate(checked_size(static_cast<size_type>(std::ranges::distance(first, last))));
             for (; first != last; ++first, ++size_) view_type(storage(), size_ + 1)[size_] = T(*first);
@@ -141,7 +143,7 @@ public:
         if (n > capacity_) reallocate(checked_size(n));
     }
     void shrink_to_fit() {
-        if (capacity_ != size_) reallocate(size_);
+        if (capacity_ != rounded_capacity(size_)) reallocate(size_);
     }
     void clear() noexcept { size_ = 0; }
 
@@ -175,6 +177,20 @@ public:
     const_iterator end() const noexcept requires Memory::host_accessible { return view().end(); }
     const_iterator cbegin() const noexcept requires Memory::host_accessible { return begin(); }
     const_iterator cend() const noexcept requires Memory::host_accessible { return end(); }
+    auto rbegin() noexcept requires Memory::host_accessible { return std::reverse_iterator(end()); }
+    auto rend() noexcept requires Memory::host_accessible { return std::reverse_iterator(begin()); }
+    auto rbegin() const noexcept requires Memory::host_accessible {
+        return std::reverse_iterator(end());
+    }
+    auto rend() const noexcept requires Memory::host_accessible {
+        return std::reverse_iterator(begin());
+    }
+
+    /// The elements as an array of T (AoS only: other layouts have no T objects in memory).
+    T* data() noexcept requires std::is_same_v<Layout, policy::aos> { return view().data(); }
+    const T* data() const noexcept requires std::is_same_v<Layout, policy::aos> {
+        return view().data();
+    }
 
     // ---- modifiers (host-accessible memory) -------------------------------------------------
 
@@ -188,6 +204,20 @@ public:
         push_back(T{std::forward<Args>(args)...});
         return back();
     }
+    template <class... Args>
+    iterator emplace(const_iterator pos, Args&&... args) requires Memory::host_accessible {
+        return insert(pos, T{std::forward<Args>(args)...});
+    }
+
+    void assign(size_type n, const T& value) { vector(n, value).swap(*this); }
+    template <std::input_iterator It, std::sentinel_for<It> S>
+    void assign(It first, S last) requires Memory::host_accessible {
+        vector(first, last).swap(*this);
+    }
+    void assign(std::initializer_list<T> values) requires Memory::host_accessible {
+        vector(values).swap(*this);
+    }
+
     void pop_back() noexcept requires Memory::host_accessible {
         LAYOUT_BOUNDS_CHECK(0, size_);
         --size_;
@@ -252,7 +282,7 @@ public:
 
 private:
     template <class L2, class M2>
-    vector(const vector<T, L2, M2>& other, int /*tag*/) {
+    vector(const vector<T, L2, M2>& other, int /*tag*/) : vector() {
         reallocate(other.size_);
         detail::copy_elements<Memory, M2>(view_type(storage(), other.size_), other.view(),
                                           other.size_);
@@ -327,6 +357,9 @@ private:
     /// Makes room for count elements at index at; may reallocate (strong guarantee).
     void open_gap(size_type at, size_type count) {
         if (count == 0) return;
+        if (count > max_size() - size_)
+            throw std::length_error("layout::vector::insert: " + std::to_string(count) +
+                                    " more elements exceed max_size()");
         if (size_ + count > capacity_) reallocate(grown_capacity(size_ + count));
         move_elements(at, at + count, size_ - at);
         size_ += count;

@@ -142,6 +142,13 @@ public:
         return layout::column<view, L>(*this);
     }
 
+    /// The elements as the user's struct (AoS) or the first block's bytes (AoSoA).
+    LAYOUT_HOST_DEVICE auto* data() const noexcept
+        requires(!std::is_same_v<Layout, policy::soa>)
+    {
+        return storage_.data;
+    }
+
     LAYOUT_HOST_DEVICE const storage_type& storage() const noexcept { return storage_; }
 
 private:

@@ -317,6 +317,70 @@ TYPED_TEST(cuda_gather_scatter, bin_by_key_matches_the_host_binning) {
     }
 }
 
+// ---- the AoS vector path at every alignment ------------------------------------------------------
+
+/// 24 bytes, widest leaf 8: 8-byte chunks, never 16.
+struct Wide24 {
+    double a;
+    float b, c;
+    double d;
+};
+
+/// AoS to AoS moves whole elements in 16- or 8-byte chunks when sizes and addresses allow, leaf
+/// by leaf otherwise: views that start 4, 8 and 16 bytes into a block take each path.
+class cuda_gather_scatter_aos : public gpu_test {};
+
+TEST_F(cuda_gather_scatter_aos, whole_elements_at_every_alignment) {
+    std::mt19937 g(21);
+    const std::size_t n = 1000;
+    const auto values = random_values<Particle>(g, n);
+    const auto idx = random_indices<std::uint32_t>(g, n, n);
+    const auto perm = random_permutation<std::uint32_t>(g, n);
+    const auto d_idx = to_device(idx), d_perm = to_device(perm);
+    std::vector<Particle> want_gather(n), want_scatter(n);
+    for (std::size_t i = 0; i < n; ++i) {
+        want_gather[i] = values[idx[i]];
+        want_scatter[perm[i]] = values[i];
+    }
+    for (std::size_t offset : {4, 8, 16}) {
+        std::byte *src = nullptr, *dst = nullptr;
+        ASSERT_TRUE(check_cuda(cudaMalloc(&src, n * sizeof(Particle) + 64), "cudaMalloc"));
+        ASSERT_TRUE(check_cuda(cudaMalloc(&dst, n * sizeof(Particle) + 64), "cudaMalloc"));
+        check_cuda(cudaMemcpy(src + offset, values.data(), n * sizeof(Particle),
+                              cudaMemcpyHostToDevice),
+                   "cudaMemcpy");
+        const layout::view<Particle, layout::policy::aos> s(
+            reinterpret_cast<Particle*>(src + offset), n),
+            d(reinterpret_cast<Particle*>(dst + offset), n);
+        std::vector<Particle> got(n);
+        layout::cuda::gather(s, d_idx, d);
+        check_cuda(cudaMemcpy(got.data(), dst + offset, n * sizeof(Particle),
+                              cudaMemcpyDeviceToHost),
+                   "cudaMemcpy");
+        EXPECT_TRUE(same_values(got, want_gather)) << "gather, offset " << offset;
+        layout::cuda::scatter(s, d_perm, d);
+        check_cuda(cudaMemcpy(got.data(), dst + offset, n * sizeof(Particle),
+                              cudaMemcpyDeviceToHost),
+                   "cudaMemcpy");
+        EXPECT_TRUE(same_values(got, want_scatter)) << "scatter, offset " << offset;
+        check_cuda(cudaFree(src), "cudaFree");
+        check_cuda(cudaFree(dst), "cudaFree");
+    }
+
+    std::vector<Wide24> w(n);
+    for (std::size_t i = 0; i < n; ++i)
+        w[i] = {random_double(g), random_float(g), random_float(g), random_double(g)};
+    const layout::cuda::aos_vector<Wide24> src = layout::aos_vector<Wide24>(w.begin(), w.end());
+    layout::cuda::aos_vector<Wide24> dst(n);
+    layout::cuda::gather(src, d_idx, dst);
+    const layout::aos_vector<Wide24> back = dst;
+    for (std::size_t i = 0; i < n; ++i) {
+        const Wide24 e = back[i];
+        const Wide24& x = w[idx[i]];
+        EXPECT_TRUE(e.a == x.a && e.b == x.b && e.c == x.c && e.d == x.d) << "element " << i;
+    }
+}
+
 // ---- errors -------------------------------------------------------------------------------------
 
 template <class E, class F>

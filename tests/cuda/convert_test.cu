@@ -3,16 +3,6 @@
 // around the chunk and lane widths, against a host reference, leaf by leaf and bit for bit.
 // Destinations start poisoned (0xFF): an element the kernel misses shows, and so does a byte
 // it writes outside the elements it owns.
-// config.hpp's LAYOUT_UNROLL is `#pragma unroll` in both of nvcc's passes; in the host pass
-// g++ -Wall rejects it as unknown (an error under the tests' --Werror=all-warnings) once a SoA
-// view is used on the host, as this test does (and nvcc's front end rejects `GCC unroll`).
-// Until config.hpp tells the passes apart, the host pass gets no hint.
-#if defined(__CUDA_ARCH__)
-#  define LAYOUT_UNROLL _Pragma("unroll")
-#else
-#  define LAYOUT_UNROLL
-#endif
-
 #include "gpu_test.hpp"
 
 #include <layout/cuda/convert.hpp>
@@ -149,7 +139,8 @@ template <class T, class L>
         std::size_t bad_leaf = 0;
         [&]<std::size_t... Leaf>(std::index_sequence<Leaf...>) {
             auto same = [&](std::size_t leaf, const auto& got, const auto& expected) {
-                if (ok && std::memcmp(&got, &expected, sizeof got) != 0) ok = false, bad_leaf = leaf;
+                if (ok && std::memcmp(&got, &expected, sizeof got) != 0)
+                    ok = false, bad_leaf = leaf;
             };
             (same(Leaf, cursor.template leaf<Leaf>(), layout::detail::leaf_ref<Leaf>(want[i])),
              ...);
@@ -192,9 +183,8 @@ auto pairs_of(std::tuple<L...>) {
 template <class... C>
 auto as_gtest_types(std::tuple<C...>) -> ::testing::Types<C...>;
 
-using all_conversions = decltype(as_gtest_types(
-    std::tuple_cat(pairs_of<Particle>(layouts{}), pairs_of<Mixed>(layouts{}),
-                   pairs_of<Bytes3>(layouts{}))));
+using all_conversions = decltype(as_gtest_types(std::tuple_cat(
+    pairs_of<Particle>(layouts{}), pairs_of<Mixed>(layouts{}), pairs_of<Bytes3>(layouts{}))));
 
 struct conversion_names {
     template <class C>
@@ -258,24 +248,25 @@ void unaligned_aos_round_trip(std::size_t offset, std::size_t n) {
     layout::cuda::convert(aos, layout::view<const T, Other>(other.view()));
     ASSERT_TRUE(check_cuda(cudaDeviceSynchronize(), "other -> aos"));
     std::vector<std::byte> got(image.size());
-    ASSERT_TRUE(check_cuda(cudaMemcpy(got.data(), raw, got.size(), cudaMemcpyDeviceToHost),
-                           "cudaMemcpy"));
+    ASSERT_TRUE(
+        check_cuda(cudaMemcpy(got.data(), raw, got.size(), cudaMemcpyDeviceToHost), "cudaMemcpy"));
     cudaFree(raw);
     EXPECT_EQ(std::memcmp(got.data() + offset, want.data(), bytes), 0) << "the elements";
     for (std::size_t b = 0; b < offset; ++b) ASSERT_EQ(got[b], std::byte{0xAB}) << "byte " << b;
     for (std::size_t b = offset + bytes; b < got.size(); ++b)
-        ASSERT_EQ(got[b], std::byte{0xAB}) << "guard byte " << b - offset - bytes << " past the end";
+        ASSERT_EQ(got[b], std::byte{0xAB})
+            << "guard byte " << b - offset - bytes << " past the end";
 }
 
 class convert_gpu : public gpu_test {};
 
 TEST_F(convert_gpu, aos_side_at_any_alignment) {
     for (std::size_t n : {1, 17, 1000, 100003}) {
-        unaligned_aos_round_trip<Particle, lp::soa>(4, n);      // 4-byte pieces
+        unaligned_aos_round_trip<Particle, lp::soa>(4, n); // 4-byte pieces
         unaligned_aos_round_trip<Particle, lp::aosoa<32>>(36, n);
-        unaligned_aos_round_trip<Mixed, lp::soa>(8, n);         // 4-byte pieces
-        unaligned_aos_round_trip<Bytes3, lp::aosoa<8>>(1, n);   // byte by byte
-        unaligned_aos_round_trip<Bytes3, lp::soa>(16, n);       // 16-byte pieces, 3-byte elements
+        unaligned_aos_round_trip<Mixed, lp::soa>(8, n);       // 4-byte pieces
+        unaligned_aos_round_trip<Bytes3, lp::aosoa<8>>(1, n); // byte by byte
+        unaligned_aos_round_trip<Bytes3, lp::soa>(16, n);     // 16-byte pieces, 3-byte elements
     }
 }
 

@@ -37,6 +37,25 @@ int bucket(const T& v) {
     return static_cast<int>(key(v)) % 7;
 }
 
+// Named comparators rather than lambdas: each algorithm is instantiated once per iterator type
+// and comparator, which keeps this file's compile time down.
+template <class T>
+struct total_order {
+    bool operator()(const T& a, const T& b) const { return less(a, b); }
+};
+template <class T>
+struct key_greater {
+    bool operator()(const T& a, const T& b) const { return key(a) > key(b); }
+};
+template <class T>
+struct bucket_less {
+    bool operator()(const T& a, const T& b) const { return bucket(a) < bucket(b); }
+};
+template <class T>
+struct same_value {
+    bool operator()(const T& a, const T& b) const { return same(a, b); }
+};
+
 TYPED_TEST(algorithms, concepts) {
     using C = typename TypeParam::container;
     using T = typename TypeParam::value_type;
@@ -95,18 +114,18 @@ TYPED_TEST(algorithms, sort_with_comparator) {
     for (std::size_t n : {0u, 1u, 2u, 15u, 16u, 17u, 33u, 257u, 1000u}) {
         fixture_data<C, T> d(1, n);
         // total order: exactly one right answer
-        std::sort(d.c.begin(), d.c.end(), [](const T& a, const T& b) { return less(a, b); });
-        std::sort(d.model.begin(), d.model.end(), [](const T& a, const T& b) { return less(a, b); });
+        std::sort(d.c.begin(), d.c.end(), total_order<T>{});
+        std::sort(d.model.begin(), d.model.end(), total_order<T>{});
         EXPECT_TRUE(matches(d.c, d.model)) << "n = " << n;
         // descending by key only: compare the keys, and the multiset of elements
         fixture_data<C, T> e(2, n);
-        std::sort(e.c.begin(), e.c.end(), [](const T& a, const T& b) { return key(a) > key(b); });
+        std::sort(e.c.begin(), e.c.end(), key_greater<T>{});
         std::sort(e.model.begin(), e.model.end(),
-                  [](const T& a, const T& b) { return key(a) > key(b); });
+                  key_greater<T>{});
         std::vector<T> got = to_std(e.c);
         for (std::size_t i = 0; i < n; ++i) ASSERT_EQ(key(got[i]), key(e.model[i])) << i;
-        std::sort(got.begin(), got.end(), [](const T& a, const T& b) { return less(a, b); });
-        std::sort(e.model.begin(), e.model.end(), [](const T& a, const T& b) { return less(a, b); });
+        std::sort(got.begin(), got.end(), total_order<T>{});
+        std::sort(e.model.begin(), e.model.end(), total_order<T>{});
         EXPECT_TRUE(matches(layout::aos_vector<T>(got.begin(), got.end()), e.model));
     }
 }
@@ -116,7 +135,7 @@ TYPED_TEST(algorithms, stable_sort) {
     using T = typename TypeParam::value_type;
     for (std::size_t n : {0u, 1u, 33u, 257u, 1000u}) {
         fixture_data<C, T> d(3, n);
-        const auto by_bucket = [](const T& a, const T& b) { return bucket(a) < bucket(b); };
+        const auto by_bucket = bucket_less<T>{};
         std::stable_sort(d.c.begin(), d.c.end(), by_bucket);
         std::stable_sort(d.model.begin(), d.model.end(), by_bucket);
         EXPECT_TRUE(matches(d.c, d.model)) << "n = " << n;
@@ -297,10 +316,10 @@ TYPED_TEST(algorithms, ranges_sort) {
     using C = typename TypeParam::container;
     using T = typename TypeParam::value_type;
     fixture_data<C, T> d(11, 600);
-    std::ranges::sort(d.c, [](const T& a, const T& b) { return less(a, b); });
-    std::ranges::sort(d.model, [](const T& a, const T& b) { return less(a, b); });
+    std::ranges::sort(d.c, total_order<T>{});
+    std::ranges::sort(d.model, total_order<T>{});
     EXPECT_TRUE(matches(d.c, d.model));
-    EXPECT_TRUE(std::ranges::is_sorted(d.c, [](const T& a, const T& b) { return less(a, b); }));
+    EXPECT_TRUE(std::ranges::is_sorted(d.c, total_order<T>{}));
     // through a view, with a projection, descending: keys match
     fixture_data<C, T> e(12, 600);
     std::ranges::sort(e.c.view(), std::ranges::greater{}, [](const T& v) { return key(v); });
@@ -332,15 +351,15 @@ TYPED_TEST(algorithms, other_mutating_algorithms) {
     const auto mp = std::stable_partition(d.model.begin(), d.model.end(), pred);
     EXPECT_EQ(p - d.c.begin(), mp - d.model.begin());
     EXPECT_TRUE(matches(d.c, d.model));
-    const auto total = [](const T& a, const T& b) { return less(a, b); };
+    const auto total = total_order<T>{};
     std::nth_element(d.c.begin(), d.c.begin() + 40, d.c.end(), total);
     std::nth_element(d.model.begin(), d.model.begin() + 40, d.model.end(), total);
     EXPECT_TRUE(same(T(d.c[40]), d.model[40]));
     std::sort(d.c.begin(), d.c.end(), total);
     std::sort(d.model.begin(), d.model.end(), total);
-    const auto u = std::unique(d.c.begin(), d.c.end(), [](const T& a, const T& b) { return same(a, b); });
+    const auto u = std::unique(d.c.begin(), d.c.end(), same_value<T>{});
     const auto mu = std::unique(d.model.begin(), d.model.end(),
-                                [](const T& a, const T& b) { return same(a, b); });
+                                same_value<T>{});
     ASSERT_EQ(u - d.c.begin(), mu - d.model.begin());
     EXPECT_LT(u - d.c.begin(), 100) << "the fixture has duplicates";
     d.c.erase(u, d.c.end());
@@ -383,8 +402,8 @@ TYPED_TEST(algorithms, range_adaptors) {
     // the reversed range is itself random access and sortable
     auto reversed = d.c | std::views::reverse;
     static_assert(std::ranges::random_access_range<decltype(reversed)>);
-    std::ranges::sort(reversed, [](const T& a, const T& b) { return less(a, b); });
-    std::ranges::sort(d.model | std::views::reverse, [](const T& a, const T& b) { return less(a, b); });
+    std::ranges::sort(reversed, total_order<T>{});
+    std::ranges::sort(d.model | std::views::reverse, total_order<T>{});
     EXPECT_TRUE(matches(d.c, d.model));
 
     // adaptors over a view (a cheap non-owning range)
@@ -407,8 +426,8 @@ TYPED_TEST(algorithms, numeric) {
     EXPECT_EQ(std::accumulate(d.c.begin(), d.c.end(), 0.0, add),
               std::accumulate(d.model.begin(), d.model.end(), 0.0, add));
     EXPECT_TRUE(std::equal(d.c.begin(), d.c.end(), d.model.begin(), d.model.end(),
-                           [](const T& a, const T& b) { return same(a, b); }));
-    EXPECT_TRUE(std::ranges::equal(d.c, d.model, [](const T& a, const T& b) { return same(a, b); }));
+                           same_value<T>{}));
+    EXPECT_TRUE(std::ranges::equal(d.c, d.model, same_value<T>{}));
     // The proxy compares with a value and with another proxy, leafwise, so the classic
     // std::equal works without T having an operator==. (std::ranges::equal with its default
     // std::ranges::equal_to cannot: that needs the common reference, T itself, to have ==.)

@@ -165,7 +165,8 @@ __device__ LAYOUT_FORCEINLINE V tile_get(const std::byte* tile, int b) {
 }
 
 template <int Unit>
-using piece_t = std::conditional_t<Unit == 16, uint4, std::conditional_t<Unit == 4, unsigned, std::byte>>;
+using piece_t =
+    std::conditional_t<Unit == 16, uint4, std::conditional_t<Unit == 4, unsigned, std::byte>>;
 
 /// Global -> tile, nbytes of one chunk, consecutive threads on consecutive Unit-sized pieces
 /// (coalesced). A whole chunk (nbytes == Whole, a constant) is loaded into registers first, so
@@ -243,9 +244,8 @@ inline constexpr int padding_offset_v = padding_table<T>[K];
 
 /// AoS -> SoA/AoSoA. Grid-stride over chunks; sizes past 2^31 elements index with size_t.
 template <class T, class Dst, int Unit>
-__global__ void
-    convert_from_aos_kernel(layout::view<T, Dst> dst, const std::byte* LAYOUT_RESTRICT src,
-                            std::size_t chunks) {
+__global__ void convert_from_aos_kernel(layout::view<T, Dst> dst,
+                                        const std::byte* LAYOUT_RESTRICT src, std::size_t chunks) {
     using shape = tile_shape<T>;
     __shared__ alignas(16) std::byte tile[shape::bytes];
     const std::size_t n = dst.size();
@@ -278,9 +278,8 @@ __global__ void
 
 /// SoA/AoSoA -> AoS: the same tile, filled leaf by leaf, then written out as raw bytes.
 template <class T, class Src, int Unit>
-__global__ void
-    convert_to_aos_kernel(std::byte* LAYOUT_RESTRICT dst, layout::view<const T, Src> src,
-                          std::size_t chunks) {
+__global__ void convert_to_aos_kernel(std::byte* LAYOUT_RESTRICT dst,
+                                      layout::view<const T, Src> src, std::size_t chunks) {
     using shape = tile_shape<T>;
     __shared__ alignas(16) std::byte tile[shape::bytes];
     const std::size_t n = src.size();
@@ -314,9 +313,8 @@ __global__ void
 /// Element i of src to element i of dst, for i in [first, last): all leaves are loaded before
 /// any is stored, so the loads are in flight together.
 template <class T, class Dst, class Src>
-__global__ void
-    convert_elements_kernel(layout::view<T, Dst> dst, layout::view<const T, Src> src,
-                            std::size_t first, std::size_t last) {
+__global__ void convert_elements_kernel(layout::view<T, Dst> dst, layout::view<const T, Src> src,
+                                        std::size_t first, std::size_t last) {
     const std::size_t stride = std::size_t(gridDim.x) * blockDim.x;
     for (std::size_t i = first + std::size_t(blockIdx.x) * blockDim.x + threadIdx.x; i < last;
          i += stride) {
@@ -336,8 +334,8 @@ inline unsigned convert_grid(std::size_t work_items) {
 }
 
 template <class T, class Dst, class Src>
-void convert_elements(layout::view<T, Dst> dst, layout::view<const T, Src> src,
-                      std::size_t first, std::size_t last, cudaStream_t stream) {
+void convert_elements(layout::view<T, Dst> dst, layout::view<const T, Src> src, std::size_t first,
+                      std::size_t last, cudaStream_t stream) {
     if (first >= last) return;
     const unsigned grid = convert_grid((last - first + convert_threads - 1) / convert_threads);
     convert_elements_kernel<<<grid, convert_threads, 0, stream>>>(dst, src, first, last);

@@ -81,10 +81,11 @@ struct storage<E, policy::soa> {
 
     static storage from_block(column_pointer block, std::size_t capacity) noexcept {
         using byte = copy_const_t<E, std::byte>;
+        using map = mapping<std::remove_const_t<E>, policy::soa>;
         storage s{};
-        for (std::size_t l = 0; l < leaf_count_v<E>; ++l)
-            s.columns[l] = static_cast<byte*>(block) +
-                           mapping<std::remove_const_t<E>, policy::soa>::column_offset(l, capacity);
+        s.columns[0] = block;
+        for (std::size_t l = 1; l < leaf_count_v<E>; ++l)
+            s.columns[l] = static_cast<byte*>(s.columns[l - 1]) + map::column_stride(l - 1, capacity);
         return s;
     }
     LAYOUT_HOST_DEVICE LAYOUT_FORCEINLINE cursor at(std::size_t i) const noexcept {

@@ -1,0 +1,477 @@
+// gather, scatter, permute, permute_in_place, sort_by_key and bin_by_key (<layout/algorithms.hpp>)
+// on every (element type, layout) pair, each compared with the same operation on a
+// std::vector<T> model; their errors: size mismatch, overlap, and (bounds checks forced on in
+// this file) out-of-range and repeated indices.
+
+// Bounds checks on whatever the build type: the death tests need them.
+#undef LAYOUT_CHECK_BOUNDS
+#define LAYOUT_CHECK_BOUNDS 1
+
+#include <layout/algorithms.hpp>
+
+#include "test_types.hpp"
+
+#include <gtest/gtest.h>
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <new>
+#include <numeric>
+#include <random>
+#include <span>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace {
+
+using namespace layout_test;
+
+/// Sizes around the AoSoA lane widths used in the tests (3, 4, 32): empty, one, one short of and
+/// one past a 32-lane block, and a size that is a multiple of none of them.
+constexpr std::size_t sizes[] = {0, 1, 31, 33, 1000};
+
+template <class I>
+std::vector<I> random_indices(std::mt19937& g, std::size_t count, std::size_t bound) {
+    std::vector<I> idx(count);
+    if (bound == 0) return idx;
+    std::uniform_int_distribution<std::size_t> pick(0, bound - 1);
+    for (auto& i : idx) i = static_cast<I>(pick(g));
+    return idx;
+}
+
+template <class I>
+std::vector<I> random_permutation(std::mt19937& g, std::size_t n) {
+    std::vector<I> p(n);
+    std::iota(p.begin(), p.end(), I{0});
+    std::shuffle(p.begin(), p.end(), g);
+    return p;
+}
+
+template <class T>
+::testing::AssertionResult same_values(const std::vector<T>& got, const std::vector<T>& want) {
+    if (got.size() != want.size())
+        return ::testing::AssertionFailure() << "size " << got.size() << ", want " << want.size();
+    for (std::size_t i = 0; i < want.size(); ++i)
+        if (!same(got[i], want[i]))
+            return ::testing::AssertionFailure()
+                   << "element " << i << " is " << got[i] << ", want " << want[i];
+    return ::testing::AssertionSuccess();
+}
+
+template <class C>
+class gather_scatter : public ::testing::Test {};
+TYPED_TEST_SUITE(gather_scatter, all_combos, combo_names);
+
+// ---- gather -------------------------------------------------------------------------------------
+
+TYPED_TEST(gather_scatter, gather_matches_model) {
+    using T = typename TypeParam::value_type;
+    using C = typename TypeParam::container;
+    std::mt19937 g(1);
+    for (std::size_t n : sizes) {
+        for (std::size_t m : sizes) {
+            if (n == 0 && m != 0) continue; // no valid index into an empty source
+            const auto values = random_values<T>(g, n);
+            const C src(values.begin(), values.end());
+            const auto idx = random_indices<std::uint32_t>(g, m, n); // with repeats
+            C dst(m, random_value<T>(g));
+            layout::gather(src, idx, dst);
+            std::vector<T> want(m);
+            for (std::size_t i = 0; i < m; ++i) want[i] = values[idx[i]];
+            EXPECT_TRUE(same_values(to_std(dst), want)) << "n " << n << ", m " << m;
+        }
+    }
+}
+
+TYPED_TEST(gather_scatter, gather_across_layouts_and_index_types) {
+    using T = typename TypeParam::value_type;
+    using C = typename TypeParam::container;
+    std::mt19937 g(2);
+    const std::size_t n = 1000, m = 333;
+    const auto values = random_values<T>(g, n);
+    const C src(values.begin(), values.end());
+    const auto idx64 = random_indices<std::int64_t>(g, m, n);
+    std::vector<T> want(m);
+    for (std::size_t i = 0; i < m; ++i) want[i] = values[static_cast<std::size_t>(idx64[i])];
+
+    // From this layout into each other layout, and back, with several index types.
+    layout::soa_vector<T> soa(m);
+    layout::gather(src.view(), std::span<const std::int64_t>(idx64), soa.view());
+    EXPECT_TRUE(same_values(to_std(soa), want));
+
+    layout::aos_vector<T> aos(m);
+    const std::vector<int> idx_int(idx64.begin(), idx64.end());
+    layout::gather(src.cview(), idx_int, aos);
+    EXPECT_TRUE(same_values(to_std(aos), want));
+
+    layout::aosoa<T, 8> blocks(m);
+    const std::vector<std::uint16_t> idx16(idx64.begin(), idx64.end());
+    layout::gather(src, idx16, blocks);
+    EXPECT_TRUE(same_values(to_std(blocks), want));
+
+    // Into this layout from a plain std::vector<T> viewed as AoS.
+    std::vector<T> plain = values;
+    C dst(m);
+    layout::gather(layout::view<const T, layout::policy::aos>(plain.data(), n),
+                   std::span<const std::int64_t>(idx64), dst.view());
+    EXPECT_TRUE(same_values(to_std(dst), want));
+}
+
+// ---- scatter ------------------------------------------------------------------------------------
+
+TYPED_TEST(gather_scatter, scatter_matches_model) {
+    using T = typename TypeParam::value_type;
+    using C = typename TypeParam::container;
+    std::mt19937 g(3);
+    for (std::size_t n : sizes) {
+        // A permutation: every element written once.
+        const auto values = random_values<T>(g, n);
+        const C src(values.begin(), values.end());
+        const auto perm = random_permutation<std::size_t>(g, n);
+        C dst(n, random_value<T>(g));
+        layout::scatter(src, perm, dst);
+        std::vector<T> want(n);
+        for (std::size_t i = 0; i < n; ++i) want[perm[i]] = values[i];
+        EXPECT_TRUE(same_values(to_std(dst), want)) << "n " << n;
+
+        // Into a larger destination: elements no index names keep their values.
+        const auto before = random_values<T>(g, n + 7);
+        C big(before.begin(), before.end());
+        const auto some = random_permutation<std::uint32_t>(g, n + 7);
+        const std::vector<std::uint32_t> idx(some.begin(), some.begin() + static_cast<std::ptrdiff_t>(n));
+        layout::scatter(src.view(), idx, big.view());
+        std::vector<T> want_big = before;
+        for (std::size_t i = 0; i < n; ++i) want_big[idx[i]] = values[i];
+        EXPECT_TRUE(same_values(to_std(big), want_big)) << "n " << n;
+    }
+}
+
+TYPED_TEST(gather_scatter, scatter_with_repeated_indices_keeps_the_last_write) {
+    using T = typename TypeParam::value_type;
+    using C = typename TypeParam::container;
+    std::mt19937 g(4);
+    for (std::size_t n : sizes) {
+        const std::size_t m = n / 3 + 1; // many collisions
+        const auto values = random_values<T>(g, n);
+        const C src(values.begin(), values.end());
+        const auto idx = random_indices<int>(g, n, m);
+        const auto before = random_values<T>(g, m);
+        C dst(before.begin(), before.end());
+        layout::scatter(src, idx, dst);
+        std::vector<T> want = before;
+        for (std::size_t i = 0; i < n; ++i) want[static_cast<std::size_t>(idx[i])] = values[i];
+        EXPECT_TRUE(same_values(to_std(dst), want)) << "n " << n;
+    }
+}
+
+TYPED_TEST(gather_scatter, scatter_undoes_gather_by_a_permutation) {
+    using T = typename TypeParam::value_type;
+    using C = typename TypeParam::container;
+    std::mt19937 g(5);
+    const std::size_t n = 1000;
+    const auto values = random_values<T>(g, n);
+    const C original(values.begin(), values.end());
+    const auto perm = random_permutation<std::uint32_t>(g, n);
+    layout::soa_vector<T> shuffled(n);
+    layout::gather(original, perm, shuffled);
+    C back(n);
+    layout::scatter(shuffled, perm, back);
+    EXPECT_TRUE(same_values(to_std(back), values));
+}
+
+// ---- permute ------------------------------------------------------------------------------------
+
+TYPED_TEST(gather_scatter, permute_and_permute_in_place) {
+    using T = typename TypeParam::value_type;
+    using C = typename TypeParam::container;
+    std::mt19937 g(6);
+    for (std::size_t n : sizes) {
+        const auto values = random_values<T>(g, n);
+        const auto perm = random_permutation<std::uint32_t>(g, n);
+        std::vector<T> want(n);
+        for (std::size_t i = 0; i < n; ++i) want[i] = values[perm[i]];
+
+        const C src(values.begin(), values.end());
+        C dst(n);
+        layout::permute(src, perm, dst);
+        EXPECT_TRUE(same_values(to_std(dst), want)) << "permute, n " << n;
+
+        C in_place(values.begin(), values.end());
+        const auto view_before = in_place.view();
+        layout::permute_in_place(in_place, perm);
+        EXPECT_TRUE(same_values(to_std(in_place), want)) << "permute_in_place, n " << n;
+        if (n) { // the same block: views taken before stay valid
+            EXPECT_EQ(&in_place.view().storage().at(0).template leaf<0>(),
+                      &view_before.storage().at(0).template leaf<0>());
+        }
+
+        C through_view(values.begin(), values.end());
+        layout::permute_in_place(through_view.view(), std::span<const std::uint32_t>(perm));
+        EXPECT_TRUE(same_values(to_std(through_view), want)) << "permute_in_place(view), n " << n;
+    }
+}
+
+// ---- sort_by_key and bin_by_key -------------------------------------------------------------------
+
+TYPED_TEST(gather_scatter, sort_by_key_is_a_stable_sort_of_every_field) {
+    using T = typename TypeParam::value_type;
+    using C = typename TypeParam::container;
+    std::mt19937 g(7);
+    for (std::size_t n : sizes) {
+        const auto values = random_values<T>(g, n);
+        std::vector<int> keys(n);
+        for (auto& k : keys) k = random_int(g, -5, 5); // many ties
+        std::vector<std::size_t> want_perm(n);
+        std::iota(want_perm.begin(), want_perm.end(), std::size_t{0});
+        std::stable_sort(want_perm.begin(), want_perm.end(),
+                         [&](std::size_t a, std::size_t b) { return keys[a] < keys[b]; });
+        std::vector<T> want(n);
+        std::vector<int> want_keys(n);
+        for (std::size_t i = 0; i < n; ++i) {
+            want[i] = values[want_perm[i]];
+            want_keys[i] = keys[want_perm[i]];
+        }
+
+        C c(values.begin(), values.end());
+        auto sorted_keys = keys;
+        const std::vector<std::size_t> perm = layout::sort_by_key(sorted_keys, c);
+        EXPECT_EQ(perm, want_perm) << "n " << n;
+        EXPECT_EQ(sorted_keys, want_keys) << "n " << n;
+        EXPECT_TRUE(same_values(to_std(c), want)) << "n " << n;
+
+        // Float keys, a 32-bit permutation, through a view.
+        std::vector<float> fkeys(keys.begin(), keys.end());
+        C d(values.begin(), values.end());
+        const std::vector<std::uint32_t> perm32 = layout::sort_by_key<std::uint32_t>(fkeys, d.view());
+        EXPECT_TRUE(std::equal(perm32.begin(), perm32.end(), want_perm.begin(), want_perm.end()));
+        EXPECT_TRUE(same_values(to_std(d), want)) << "n " << n;
+    }
+}
+
+TYPED_TEST(gather_scatter, bin_by_key_groups_by_bin_in_order) {
+    using T = typename TypeParam::value_type;
+    using C = typename TypeParam::container;
+    std::mt19937 g(8);
+    for (std::size_t n : sizes) {
+        const std::size_t num_bins = 17; // some bins stay empty at small n
+        const auto values = random_values<T>(g, n);
+        auto keys = random_indices<std::uint32_t>(g, n, num_bins);
+        const auto original_keys = keys;
+        C c(values.begin(), values.end());
+        const layout::bins<std::uint32_t> b = layout::bin_by_key<std::uint32_t>(keys, num_bins, c);
+
+        ASSERT_EQ(b.offsets.size(), num_bins + 1);
+        ASSERT_EQ(b.permutation.size(), n);
+        EXPECT_EQ(b.offsets.front(), 0u);
+        EXPECT_EQ(b.offsets.back(), n);
+        std::vector<std::size_t> want_perm(n);
+        std::iota(want_perm.begin(), want_perm.end(), std::size_t{0});
+        std::stable_sort(want_perm.begin(), want_perm.end(), [&](std::size_t x, std::size_t y) {
+            return original_keys[x] < original_keys[y];
+        });
+        EXPECT_TRUE(std::equal(b.permutation.begin(), b.permutation.end(), want_perm.begin(),
+                               want_perm.end()));
+        for (std::size_t bin = 0; bin < num_bins; ++bin) {
+            const auto count = std::count(original_keys.begin(), original_keys.end(), bin);
+            EXPECT_EQ(b.offsets[bin + 1] - b.offsets[bin], static_cast<std::uint32_t>(count));
+            for (std::uint32_t i = b.offsets[bin]; i < b.offsets[bin + 1]; ++i) EXPECT_EQ(keys[i], bin);
+        }
+        std::vector<T> want(n);
+        for (std::size_t i = 0; i < n; ++i) want[i] = values[want_perm[i]];
+        EXPECT_TRUE(same_values(to_std(c), want)) << "n " << n;
+    }
+}
+
+// ---- errors -------------------------------------------------------------------------------------
+
+template <class F>
+void expect_length_error(F f, const std::string& function) {
+    try {
+        f();
+        ADD_FAILURE() << function << ": no exception";
+    } catch (const std::length_error& e) {
+        const std::string what = e.what();
+        EXPECT_NE(what.find("size mismatch"), std::string::npos) << what;
+        EXPECT_NE(what.find(function), std::string::npos) << what;
+    }
+}
+
+TYPED_TEST(gather_scatter, size_mismatch_throws_and_writes_nothing) {
+    using T = typename TypeParam::value_type;
+    using C = typename TypeParam::container;
+    std::mt19937 g(9);
+    const auto values = random_values<T>(g, 40);
+    const C src(values.begin(), values.end());
+    const auto before = random_values<T>(g, 39);
+    C dst(before.begin(), before.end());
+    const std::vector<std::uint32_t> idx40 = random_permutation<std::uint32_t>(g, 40);
+
+    expect_length_error([&] { layout::gather(src, idx40, dst); }, "layout::gather");
+    expect_length_error([&] { layout::scatter(src, std::span(idx40).first(39), dst); },
+                        "layout::scatter");
+    expect_length_error([&] { layout::permute(src, idx40, dst); }, "layout::permute");
+    expect_length_error([&] { layout::permute_in_place(dst, idx40); }, "layout::permute_in_place");
+    std::vector<int> keys(40);
+    expect_length_error([&] { layout::sort_by_key(keys, dst); }, "layout::sort_by_key");
+    expect_length_error([&] { layout::bin_by_key(keys, 4, dst); }, "layout::bin_by_key");
+    EXPECT_TRUE(same_values(to_std(dst), before));
+}
+
+TYPED_TEST(gather_scatter, overlapping_source_and_destination_throw) {
+    using T = typename TypeParam::value_type;
+    using C = typename TypeParam::container;
+    std::mt19937 g(10);
+    const auto values = random_values<T>(g, 40);
+    C c(values.begin(), values.end());
+    const std::vector<std::uint32_t> idx = random_permutation<std::uint32_t>(g, 40);
+    EXPECT_THROW(layout::gather(c.cview(), idx, c.view()), std::invalid_argument);
+    EXPECT_THROW(layout::scatter(c.view(), idx, c.view()), std::invalid_argument);
+    EXPECT_THROW(layout::permute(c, idx, c), std::invalid_argument);
+    EXPECT_TRUE(same_values(to_std(c), values));
+}
+
+TEST(gather_scatter_errors, overlap_is_found_through_any_column) {
+    // Two SoA views sharing one column (the second view's y is the first view's x).
+    std::vector<float> a(10), b(10), c(10);
+    struct XY {
+        float x, y;
+    };
+    const layout::view<XY, layout::policy::soa> v1(10, a.data(), b.data());
+    const layout::view<XY, layout::policy::soa> v2(10, c.data(), a.data());
+    const std::vector<int> idx(10, 0);
+    EXPECT_THROW(layout::gather(v1, idx, v2), std::invalid_argument);
+    // Adjacent but disjoint: allowed.
+    std::vector<XY> both(20);
+    const layout::view<XY, layout::policy::aos> lo(both.data(), 10), hi(both.data() + 10, 10);
+    EXPECT_NO_THROW(layout::gather(lo, idx, hi));
+}
+
+/// layout::detail::fail prints its message to stdout, and death tests read stderr: the dying
+/// statement sends its stdout to stderr first (only in the child that dies).
+#define LAYOUT_EXPECT_DEATH(statement, regex)                                                   \
+    EXPECT_DEATH(                                                                            \
+        {                                                                                      \
+            std::fflush(stdout);                                                               \
+            ::dup2(STDERR_FILENO, STDOUT_FILENO);                                              \
+            statement;                                                                         \
+        },                                                                                     \
+        regex)
+
+TEST(gather_scatter_death, out_of_range_index_is_reported_with_its_position) {
+    GTEST_FLAG_SET(death_test_style, "threadsafe");
+    layout::soa_vector<Particle> src(10), dst(4);
+    const std::vector<std::uint32_t> bad = {1, 2, 10, 3};
+    LAYOUT_EXPECT_DEATH(layout::gather(src, bad, dst),
+                 "layout: gather index out of range at position 2 \\(index 10, size 10\\)");
+    layout::aosoa<Particle, 4> small(4);
+    LAYOUT_EXPECT_DEATH(layout::scatter(small, bad, src.view()), "scatter index out of range");
+    const std::vector<std::uint32_t> oob = {0, 1, 2, 4};
+    LAYOUT_EXPECT_DEATH(layout::scatter(small, oob, dst), "scatter index out of range at position 3");
+    const std::vector<int> negative = {0, -1, 2, 3};
+    LAYOUT_EXPECT_DEATH(layout::gather(src, negative, dst),
+                 "gather index out of range at position 1 \\(negative\\)");
+}
+
+TEST(gather_scatter_death, permute_rejects_what_is_not_a_permutation) {
+    GTEST_FLAG_SET(death_test_style, "threadsafe");
+    layout::aos_vector<Mixed> src(5), dst(5);
+    const std::vector<int> twice = {0, 3, 2, 3, 1};
+    LAYOUT_EXPECT_DEATH(layout::permute(src, twice, dst),
+                 "not a permutation: the index at position 3 appeared before");
+    LAYOUT_EXPECT_DEATH(layout::permute_in_place(dst, twice), "not a permutation");
+    const std::vector<int> oob = {0, 1, 2, 3, 5};
+    LAYOUT_EXPECT_DEATH(layout::permute(src, oob, dst), "permute index out of range at position 4");
+}
+
+TEST(gather_scatter_death, bin_key_out_of_range) {
+    GTEST_FLAG_SET(death_test_style, "threadsafe");
+    std::vector<unsigned> keys = {0, 3, 4, 1};
+    LAYOUT_EXPECT_DEATH(layout::bin_by_key(keys, 4), "bin_by_key key out of range at position 2");
+}
+
+TEST(gather_scatter_errors, index_type_too_narrow_for_the_size) {
+    std::vector<int> keys(300);
+    EXPECT_THROW(layout::sort_by_key<std::uint8_t>(keys), std::length_error);
+    EXPECT_THROW(layout::bin_by_key<std::uint8_t>(keys, 1), std::length_error);
+    std::vector<int> keys255(256);
+    EXPECT_NO_THROW(layout::sort_by_key<std::uint8_t>(keys255)); // indices up to 255 fit
+}
+
+// ---- worked examples from the header ------------------------------------------------------------
+
+TEST(gather_scatter_examples, documented_results) {
+    std::vector<int> keys = {3, 1, 3, 0};
+    EXPECT_EQ(layout::sort_by_key(keys), (std::vector<std::size_t>{3, 1, 0, 2}));
+    EXPECT_EQ(keys, (std::vector<int>{0, 1, 3, 3}));
+
+    std::vector<unsigned> cell = {2, 0, 2, 1};
+    const auto b = layout::bin_by_key(cell, 4);
+    EXPECT_EQ(b.permutation, (std::vector<std::size_t>{1, 3, 0, 2}));
+    EXPECT_EQ(b.offsets, (std::vector<std::size_t>{0, 1, 2, 4, 4}));
+
+    layout::soa_vector<Vec3> src = {{1, 0, 0}, {2, 0, 0}, {3, 0, 0}, {4, 0, 0}};
+    layout::aos_vector<Vec3> dst(3);
+    layout::gather(src, std::vector<int>{3, 3, 0}, dst);
+    EXPECT_EQ(dst[0].load().x, 4);
+    EXPECT_EQ(dst[1].load().x, 4);
+    EXPECT_EQ(dst[2].load().x, 1);
+
+    layout::aos_vector<Vec3> out = {{0, 0, 9}, {0, 0, 9}, {0, 0, 9}};
+    layout::scatter(layout::soa_vector<Vec3>{{1, 0, 0}, {2, 0, 0}, {3, 0, 0}},
+                    std::vector<int>{2, 0, 2}, out);
+    EXPECT_EQ(out[0].load().x, 2); // b
+    EXPECT_EQ(out[1].load().z, 9); // untouched
+    EXPECT_EQ(out[2].load().x, 3); // c: the last write wins
+}
+
+// ---- beyond 2^32 elements --------------------------------------------------------------------------
+
+struct Pair {
+    std::uint8_t a, b;
+};
+
+TEST(gather_scatter_large, indices_beyond_32_bits) {
+    // 2^32 + 64 elements; only the pages the test touches are ever backed by memory.
+    const std::size_t n = (std::size_t{1} << 32) + 64;
+    std::unique_ptr<std::uint8_t[]> a, b;
+    std::unique_ptr<Pair[]> aos;
+    try {
+        a.reset(new std::uint8_t[n]);
+        b.reset(new std::uint8_t[n]);
+        aos.reset(new Pair[n]);
+    } catch (const std::bad_alloc&) {
+        GTEST_SKIP() << "cannot reserve 3 x 4 GiB of address space";
+    }
+    const std::vector<std::uint64_t> idx = {n - 1, std::size_t{1} << 31, (std::size_t{1} << 32) + 5, 7};
+    for (std::size_t k = 0; k < idx.size(); ++k) {
+        a[idx[k]] = static_cast<std::uint8_t>(10 + k);
+        b[idx[k]] = static_cast<std::uint8_t>(20 + k);
+        aos[idx[k]] = {static_cast<std::uint8_t>(30 + k), static_cast<std::uint8_t>(40 + k)};
+    }
+    const layout::view<const Pair, layout::policy::soa> soa_src(n, a.get(), b.get());
+    const layout::view<const Pair, layout::policy::aos> aos_src(aos.get(), n);
+    layout::soa_vector<Pair> got(idx.size());
+    layout::aos_vector<Pair> got_aos(idx.size());
+    layout::gather(soa_src, idx, got);
+    layout::gather(aos_src, idx, got_aos);
+    for (std::size_t k = 0; k < idx.size(); ++k) {
+        const int kk = static_cast<int>(k);
+        EXPECT_EQ(int{got[k].load().a}, 10 + kk);
+        EXPECT_EQ(int{got[k].load().b}, 20 + kk);
+        EXPECT_EQ(int{got_aos[k].load().a}, 30 + kk);
+        EXPECT_EQ(int{got_aos[k].load().b}, 40 + kk);
+    }
+    // And back: scatter to the same far positions.
+    layout::soa_vector<Pair> values = {{1, 2}, {3, 4}, {5, 6}, {7, 8}};
+    const layout::view<Pair, layout::policy::soa> soa_dst(n, a.get(), b.get());
+    layout::scatter(values, idx, soa_dst);
+    EXPECT_EQ(int{a[n - 1]}, 1);
+    EXPECT_EQ(int{b[(std::size_t{1} << 32) + 5]}, 6);
+}
+
+} // namespace
