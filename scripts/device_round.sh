@@ -1,72 +1,58 @@
 #!/usr/bin/env bash
-# One round on the H100 machine (the device tool runs it from the repository root):
-#   bash scripts/device_round.sh tests   build everything, GPU tests, compute-sanitizer
-#   bash scripts/device_round.sh bench   examples, benchmarks, chart, SASS comparison
-#   bash scripts/device_round.sh all     both
-# Results go to $OUT (at most 8 files come back): summary.txt, the key tables, and results.tgz
-# with every log and JSON. BUILD (default /tmp/build) is reused when the machine is still warm.
+# One round on the H100 machine, inside one 10-minute call (the device tool runs it from the
+# repository root): build the GPU targets, run the GPU tests, compute-sanitizer memcheck, the
+# particles example (main job), SASS comparison, the GPU benchmarks and the transpose example.
+# Every step has a time limit and writes to $OUT as it goes, so a slow step costs its own
+# result only. Files in $OUT (at most 8 come back): log.txt, particles.txt, sass.txt,
+# transpose.txt, bench.png, results.tgz (all logs and benchmark JSON).
+#   OUT=/some/dir bash scripts/device_round.sh
 set -uo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
-phase="${1:-all}"
 OUT="${OUT:-$PWD/out}"
 BUILD="${BUILD:-/tmp/build}"
 RES=/tmp/results
+MIN_TIME="${BENCH_MIN_TIME:-0.1s}"
 mkdir -p "$OUT" "$RES" "$BUILD"
-summary="$RES/summary.txt"
+exec > >(tee -a "$OUT/log.txt") 2>&1
 status=0
-note() { echo "$*" | tee -a "$summary"; }
+run() { # run LIMIT NAME COMMAND...: a step with a time limit; its output goes to $RES/NAME.txt
+    local limit=$1 name=$2; shift 2
+    local start=$SECONDS
+    timeout "$limit" "$@" > "$RES/$name.txt" 2>&1
+    local rc=$?
+    echo "[$name] rc=$rc $((SECONDS - start))s"
+    [[ $rc -ne 0 ]] && status=1
+    return $rc
+}
 
-note "== $(date -u +%Y-%m-%dT%H:%M:%SZ) phase=$phase commit=$(git rev-parse --short HEAD 2>/dev/null || echo ?)"
-note "== $(nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem --format=csv,noheader 2>&1)"
-
-if ! { cmake -S . -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 \
-         -DLAYOUT_BUILD_TESTS=ON -DLAYOUT_BUILD_EXAMPLES=ON -DLAYOUT_BUILD_BENCHMARKS=ON &&
-       cmake --build "$BUILD" -j "$(nproc)"; } > "$RES/build.log" 2>&1; then
-    tail -40 "$RES/build.log"
-    note "build FAILED"
-    cp "$RES/build.log" "$OUT/"
-    exit 1
-fi
-note "build ok ($(grep -c warning "$RES/build.log") warning lines)"
+echo "== $(date -u +%Y-%m-%dT%H:%M:%SZ) $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader)"
+targets=(particles_gpu transpose copy_gpu drift_gpu one_field_gpu most_fields_gpu convert_gpu
+         gpu_device_test gpu_device_access_test gpu_convert_test gpu_algorithms_test)
+run 60 configure cmake -S . -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=Release \
+    -DCMAKE_CUDA_ARCHITECTURES=90 -DLAYOUT_BUILD_TESTS=ON -DLAYOUT_BUILD_EXAMPLES=ON \
+    -DLAYOUT_BUILD_BENCHMARKS=ON
+run 300 build cmake --build "$BUILD" -j "$(nproc)" --target "${targets[@]}" || tail -30 "$RES/build.txt"
 exe() { find "$BUILD" -type f -name "$1" -perm -u+x -print -quit; }
 
-if [[ "$phase" == tests || "$phase" == all ]]; then
-    ctest --test-dir "$BUILD" -L gpu --output-on-failure > "$RES/gpu_tests.txt" 2>&1 || status=1
-    note "$(grep -E 'tests passed|tests failed' "$RES/gpu_tests.txt")"
-    ctest --test-dir "$BUILD" -LE gpu -j "$(nproc)" > "$RES/host_tests.txt" 2>&1 || status=1
-    note "host: $(grep -E 'tests passed|tests failed' "$RES/host_tests.txt")"
-    for t in $(find "$BUILD/tests" -maxdepth 1 -type f -name 'gpu_*_test' -perm -u+x | sort); do
-        for tool in memcheck racecheck initcheck; do
-            log="$RES/sanitizer_$(basename "$t")_$tool.txt"
-            timeout 240 compute-sanitizer --tool "$tool" --error-exitcode 99 "$t" > "$log" 2>&1
-            rc=$?
-            note "compute-sanitizer $tool $(basename "$t"): rc=$rc $(grep -E 'ERROR SUMMARY' "$log" | tail -1)"
-            [[ $rc -ne 0 ]] && status=1
-        done
-    done
-fi
-
-if [[ "$phase" == bench || "$phase" == all ]]; then
-    for ex in transpose gather_scatter_gpu; do
-        e=$(exe "$ex")
-        if [[ -n "$e" ]]; then
-            "$e" > "$RES/$ex.txt" 2>&1 || { status=1; note "$ex FAILED"; }
-            note "$ex: $(tail -1 "$RES/$ex.txt")"
-        fi
-    done
-    OUT="$RES" BUILD="$BUILD" bash bench/run_h100.sh > "$RES/run_h100.log" 2>&1 || status=1
-    note "run_h100: $(tail -1 "$RES/run_h100.log")"
-    for b in convert_gpu gather_gpu scatter_gpu; do
-        e=$(exe "$b")
-        [[ -z "$e" ]] && continue
-        "$e" --benchmark_format=json --benchmark_out="$RES/$b.json" --benchmark_out_format=json \
-            --benchmark_min_time=0.2s > "$RES/$b.txt" 2>&1 || { status=1; note "$b FAILED"; }
-    done
-    cp "$RES/particles.txt" "$RES/sass.txt" "$RES/bench.png" "$OUT/" 2>/dev/null
-    cp "$RES/transpose.txt" "$OUT/" 2>/dev/null
-fi
-
+run 120 gpu_tests ctest --test-dir "$BUILD" -L gpu --output-on-failure
+grep -E "tests passed|tests failed|Failed|Passed" "$RES/gpu_tests.txt"
+run 60 particles "$(exe particles_gpu)" --reps 20
+cp "$RES/particles.txt" "$OUT/"
+tail -12 "$RES/particles.txt"
+python3 bench/sass_compare.py "$(exe particles_gpu)" -o "$OUT/sass.txt" && grep -E "of [0-9]+ library" "$OUT/sass.txt"
+run 30 transpose "$(exe transpose)"
+cp "$RES/transpose.txt" "$OUT/"
+for b in copy_gpu drift_gpu one_field_gpu most_fields_gpu convert_gpu; do
+    run 90 "$b" "$(exe $b)" --benchmark_format=json --benchmark_out="$RES/$b.json" \
+        --benchmark_out_format=json --benchmark_min_time="$MIN_TIME"
+done
+python3 bench/plot.py "$RES"/copy_gpu.json "$RES"/drift_gpu.json "$RES"/one_field_gpu.json \
+    "$RES"/most_fields_gpu.json -o "$OUT/bench.png"
 tar czf "$OUT/results.tgz" -C "$RES" .
-cp "$summary" "$OUT/summary.txt"
-cat "$summary"
+for t in gpu_device_access_test gpu_device_test; do
+    run 60 "memcheck_$t" compute-sanitizer --tool memcheck --error-exitcode 99 "$(exe $t)"
+    grep -E "ERROR SUMMARY" "$RES/memcheck_$t.txt"
+done
+tar czf "$OUT/results.tgz" -C "$RES" .
+echo "== done, status $status"
 exit $status

@@ -4,6 +4,7 @@
 #pragma once
 
 #include "config.hpp"
+#include "algorithms.hpp"
 #include "copy.hpp"
 #include "element_ref.hpp"
 #include "for_each.hpp"

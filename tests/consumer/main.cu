@@ -1,5 +1,9 @@
-// Needs --expt-relaxed-constexpr and C++20, which layout::layout passes to nvcc itself.
-#include <layout/view.hpp>
+// Needs --expt-relaxed-constexpr and C++20, which layout::layout passes to nvcc itself. Built,
+// not run: the consumer tests must pass on machines without a GPU.
+#include <layout/cuda/interop.hpp>
+#include <layout/layout.hpp>
+
+#include <cstddef>
 
 struct P {
     float x, y;
@@ -10,4 +14,16 @@ __global__ void add(layout::view<P, layout::policy::soa> v) {
     x += y;
 }
 
-int main() { return 0; }
+template <class Mdspan>
+__global__ void twice(Mdspan m) {
+    if (threadIdx.x < m.extent(0)) m(threadIdx.x) *= 2;
+}
+
+int main() {
+    layout::aos_vector<P> host = {{1, 2}, {3, 4}};
+    layout::cuda::aosoa<P, 32> dev = host;                     // converted on the GPU
+    add<<<1, 2>>>(layout::cuda::soa_vector<P>(dev).view());
+    twice<<<1, 32>>>(layout::cuda::column_mdspan<&P::y>(dev)); // custom AoSoA mdspan mapping
+    host = dev;
+    return 0;
+}

@@ -351,8 +351,8 @@ TEST(gather_scatter_errors, overlap_is_found_through_any_column) {
     EXPECT_NO_THROW(layout::gather(lo, idx, hi));
 }
 
-/// layout::detail::fail prints its message to stdout, and death tests read stderr: the dying
-/// statement sends its stdout to stderr first (only in the child that dies).
+/// Death tests read stderr; the dying statement also sends its stdout there first (only in the
+/// child that dies), so the check holds wherever layout::detail::fail prints.
 #define LAYOUT_EXPECT_DEATH(statement, regex)                                                   \
     EXPECT_DEATH(                                                                            \
         {                                                                                      \

@@ -52,10 +52,14 @@ struct pointer_pack<T, policy::aosoa<Lanes>> {
 
 template <class T>
 struct pointer_pack<T, policy::soa> {
+    // The kernel gets mutable pointers even for a read-only view, which it rebuilds as
+    // read-only: nvcc's generated launch stub cannot spell the const leaf types (a parse error
+    // in the stub), and ld.global.nc comes from restrict plus no stores, not from const.
     template <class F>
     static void apply(const view<T, policy::soa>& v, F&& f) {
         [&]<std::size_t... L>(std::index_sequence<L...>) {
-            f(static_cast<layout::detail::copy_const_t<T, leaf_t<T, L>>*>(v.storage().columns[L])...);
+            f(static_cast<leaf_t<std::remove_const_t<T>, L>*>(
+                const_cast<void*>(static_cast<const void*>(v.storage().columns[L])))...);
         }(std::make_index_sequence<leaf_count_v<T>>{});
     }
     template <class... Columns>

@@ -1,0 +1,341 @@
+// Interop with the standard library: columns as std::span (SoA), strided_span (AoS and SoA) and
+// random-access ranges (any layout), and the containers' iterators with std::ranges algorithms
+// and range adaptors. Every result is compared with the elements read through the view.
+
+#include "test_types.hpp"
+
+#include <layout/span.hpp>
+
+#include <algorithm>
+#include <concepts>
+#include <functional>
+#include <iterator>
+#include <numeric>
+#include <random>
+#include <ranges>
+#include <span>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+// clang 14 cannot compile libstdc++ 12's range adaptors (std::vector<int> | std::views::reverse
+// fails too): the views checks need a newer clang or g++.
+#if defined(__clang__) && __clang_major__ < 15 && defined(__GLIBCXX__)
+#  define LAYOUT_TEST_STD_VIEWS 0
+#else
+#  define LAYOUT_TEST_STD_VIEWS 1
+#endif
+
+namespace {
+
+using layout_test::Body;
+using layout_test::Particle;
+using layout_test::Vec3;
+
+template <class C>
+C random_container(std::size_t n, unsigned seed = 7) {
+    std::mt19937 g(seed);
+    const auto values = layout_test::random_values<typename C::value_type>(g, n);
+    return C(values.begin(), values.end());
+}
+
+// ---- types ---------------------------------------------------------------------------------------
+
+using soa_p = layout::soa_vector<Particle>;
+using aos_p = layout::aos_vector<Particle>;
+using aosoa_p = layout::aosoa<Particle, 4>;
+
+static_assert(std::is_same_v<decltype(layout::column_span<&Particle::x>(std::declval<soa_p&>())),
+                             std::span<float>>);
+static_assert(
+    std::is_same_v<decltype(layout::column_span<&Particle::x>(std::declval<const soa_p&>())),
+                   std::span<const float>>);
+static_assert(std::is_same_v<decltype(layout::column_span<&Body::pos, &Vec3::y>(
+                                 std::declval<layout::view<const Body, layout::policy::soa>>())),
+                             std::span<const float>>);
+static_assert(std::is_same_v<decltype(layout::column_span<&Body::id>(
+                                 std::declval<layout::soa_vector<Body>&>())),
+                             std::span<int>>);
+static_assert(std::is_same_v<decltype(layout::strided_column<&Particle::x>(std::declval<aos_p&>())),
+                             layout::strided_span<float>>);
+
+using strided = layout::strided_span<float>;
+static_assert(std::random_access_iterator<strided::iterator>);
+static_assert(std::ranges::random_access_range<strided>);
+static_assert(std::ranges::sized_range<strided>);
+static_assert(std::ranges::view<strided>);
+static_assert(std::ranges::borrowed_range<strided>);
+static_assert(std::ranges::output_range<strided, float>);
+static_assert(!std::ranges::output_range<layout::strided_span<const float>, float>);
+static_assert(std::is_trivially_copyable_v<strided> && std::is_trivially_copyable_v<strided::iterator>);
+static_assert(std::is_convertible_v<strided, layout::strided_span<const float>>);
+static_assert(std::sortable<strided::iterator>);
+
+using leaves = decltype(layout::column_range<&Particle::x>(std::declval<aosoa_p&>()));
+static_assert(std::random_access_iterator<std::ranges::iterator_t<leaves>>);
+static_assert(std::ranges::random_access_range<leaves>);
+static_assert(std::ranges::sized_range<leaves>);
+static_assert(std::ranges::view<leaves>);
+static_assert(std::ranges::borrowed_range<leaves>);
+static_assert(std::same_as<std::ranges::range_reference_t<leaves>, float&>);
+static_assert(std::same_as<std::ranges::range_reference_t<decltype(layout::column_range<&Particle::x>(
+                               std::declval<const aosoa_p&>()))>,
+                           const float&>);
+
+// The containers' and views' iterators, whose reference is a proxy.
+template <class C>
+constexpr bool container_iterators_are_random_access() {
+    static_assert(std::random_access_iterator<typename C::iterator>);
+    static_assert(std::random_access_iterator<typename C::const_iterator>);
+    static_assert(std::random_access_iterator<typename C::view_type::iterator>);
+    static_assert(std::ranges::random_access_range<C>);
+    static_assert(std::ranges::random_access_range<typename C::view_type>);
+    static_assert(std::sortable<typename C::iterator, std::ranges::less, decltype([](const typename C::value_type& v) {
+                                    return v.x;
+                                })>);
+    return true;
+}
+static_assert(container_iterators_are_random_access<soa_p>());
+static_assert(container_iterators_are_random_access<aos_p>());
+static_assert(container_iterators_are_random_access<aosoa_p>());
+
+// ---- std::span of SoA columns ------------------------------------------------------------------
+
+TEST(column_span, every_leaf_of_a_soa_container_equals_the_elements) {
+    auto c = random_container<soa_p>(37);
+    const auto v = c.view();
+    const auto x = layout::column_span<&Particle::x>(c);
+    const auto vz = layout::column_span<&Particle::vz>(v);
+    const auto q = layout::column_span<7>(c);
+    ASSERT_EQ(x.size(), c.size());
+    EXPECT_EQ(x.data(), v.column<&Particle::x>().data());
+    for (std::size_t i = 0; i < c.size(); ++i) {
+        const Particle p = c[i];
+        EXPECT_EQ(x[i], p.x);
+        EXPECT_EQ(vz[i], p.vz);
+        EXPECT_EQ(q[i], p.charge);
+        EXPECT_EQ(&x[i], &layout::get<&Particle::x>(v[i]));
+    }
+}
+
+TEST(column_span, nested_members_are_their_own_columns) {
+    auto c = random_container<layout::soa_vector<Body>>(21);
+    const auto pos_y = layout::column_span<&Body::pos, &Vec3::y>(c);
+    const auto vel_2 = layout::column_span<&Body::vel, 2>(c);
+    const auto pair1_z = layout::column_span<&Body::pair, 1, &Vec3::z>(c);
+    const auto w = layout::column_span<&Body::w>(std::as_const(c));
+    for (std::size_t i = 0; i < c.size(); ++i) {
+        const Body b = c[i];
+        EXPECT_EQ(pos_y[i], b.pos.y);
+        EXPECT_EQ(vel_2[i], b.vel[2]);
+        EXPECT_EQ(pair1_z[i], b.pair[1].z);
+        EXPECT_EQ(w[i], b.w);
+    }
+}
+
+TEST(column_span, ranges_algorithms_on_one_column_touch_only_that_column) {
+    auto c = random_container<soa_p>(100);
+    const layout::aos_vector<Particle> before = c;
+    auto mass = layout::column_span<&Particle::mass>(c);
+
+    // (Not std::ranges::max over the container: libstdc++ 12 keeps its running maximum in
+    // `auto result = *first`, a proxy, and assigning to it writes into the container's first
+    // element. max_element, and max over a column, are fine.)
+    const float top = std::ranges::max(mass);
+    const Particle expected_top =
+        *std::ranges::max_element(before, {}, [](const Particle& p) { return p.mass; });
+    EXPECT_EQ(top, expected_top.mass);
+    EXPECT_EQ(std::ranges::count_if(mass, [](float m) { return m > 0; }),
+              std::ranges::count_if(before, [](const Particle& p) { return p.mass > 0; }));
+    EXPECT_EQ(std::accumulate(mass.begin(), mass.end(), 0.0),
+              std::accumulate(before.begin(), before.end(), 0.0,
+                              [](double s, const Particle& p) { return s + p.mass; }));
+
+    std::ranges::sort(mass);
+    EXPECT_TRUE(std::ranges::is_sorted(mass));
+    std::vector<float> masses;
+    for (const Particle& p : before) masses.push_back(p.mass);
+    std::ranges::sort(masses);
+    for (std::size_t i = 0; i < c.size(); ++i) {
+        const Particle now = c[i], old = before[i];
+        EXPECT_EQ(now.mass, masses[i]);
+        EXPECT_EQ(now.x, old.x);  // every other column as it was
+        EXPECT_EQ(now.charge, old.charge);
+    }
+
+    std::ranges::fill(layout::column_span<&Particle::vx>(c), 2.5f);
+    for (const Particle& p : c) EXPECT_EQ(p.vx, 2.5f);
+}
+
+TEST(column_span, as_span_of_a_column_and_of_user_owned_columns) {
+    struct XY {
+        float x;
+        double y;
+    };
+    std::vector<float> xs = {1, 2, 3};
+    std::vector<double> ys = {4, 5, 6};
+    const layout::view<XY, layout::policy::soa> v(xs.size(), xs.data(), ys.data());
+    const std::span<double> y = layout::as_span(v.column<&XY::y>());
+    EXPECT_EQ(y.data(), ys.data());
+    EXPECT_EQ(y.size(), 3u);
+    const std::span<const float> x = layout::column_span<&XY::x>(layout::view<const XY, layout::policy::soa>(v));
+    EXPECT_TRUE(std::ranges::equal(x, xs));
+}
+
+TEST(column_span, empty_container) {
+    soa_p c;
+    EXPECT_TRUE(layout::column_span<&Particle::x>(c).empty());
+    EXPECT_TRUE(layout::strided_column<&Particle::x>(c).empty());
+    aos_p a;
+    const auto s = layout::strided_column<&Particle::y>(a);
+    EXPECT_TRUE(s.empty());
+    EXPECT_EQ(s.begin(), s.end());
+}
+
+// ---- strided_span of AoS (and SoA) columns ---------------------------------------------------
+
+TEST(strided_column, aos_column_addresses_and_values) {
+    auto c = random_container<aos_p>(29);
+    const auto vy = layout::strided_column<&Particle::vy>(c);
+    EXPECT_EQ(vy.stride(), sizeof(Particle) / sizeof(float));
+    EXPECT_EQ(vy.data(), &c.data()[0].vy);
+    ASSERT_EQ(vy.size(), c.size());
+    std::size_t i = 0;
+    for (float& value : vy) {
+        EXPECT_EQ(&value, &c.data()[i].vy);
+        EXPECT_EQ(&vy[i], &value);
+        ++i;
+    }
+    EXPECT_EQ(i, c.size());
+    EXPECT_EQ(vy.end() - vy.begin(), static_cast<std::ptrdiff_t>(c.size()));
+    const Particle top = *std::ranges::max_element(c, {}, [](const Particle& p) { return p.vy; });
+    EXPECT_EQ(std::ranges::max(vy), top.vy);
+}
+
+TEST(strided_column, mixed_leaf_sizes_and_nested_members) {
+    struct M {
+        double d;
+        float f;
+        int i;
+    };
+    std::vector<M> data = {{1, 2, 3}, {4, 5, 6}, {7, 8, 9}};
+    const layout::view<M, layout::policy::aos> v(data.data(), data.size());
+    const auto f = layout::strided_column<&M::f>(v);
+    const auto d = layout::strided_column<&M::d>(v);
+    EXPECT_EQ(f.stride(), 4u);  // 16-byte element, 4-byte leaf
+    EXPECT_EQ(d.stride(), 2u);  // 16-byte element, 8-byte leaf
+    EXPECT_TRUE(std::ranges::equal(f, std::vector<float>{2, 5, 8}));
+    EXPECT_TRUE(std::ranges::equal(d, std::vector<double>{1, 4, 7}));
+
+    auto b = random_container<layout::aos_vector<Body>>(9);
+    const auto z = layout::strided_column<&Body::pair, 0, &Vec3::z>(std::as_const(b));
+    static_assert(std::is_same_v<decltype(z), const layout::strided_span<const float>>);
+    for (std::size_t k = 0; k < b.size(); ++k) EXPECT_EQ(&z[k], &b.data()[k].pair[0].z);
+}
+
+TEST(strided_column, sorting_an_aos_column_leaves_the_others) {
+    auto c = random_container<aos_p>(64);
+    const layout::soa_vector<Particle> before = c;
+    auto x = layout::strided_column<&Particle::x>(c);
+    std::ranges::sort(x, std::ranges::greater{});
+    EXPECT_TRUE(std::ranges::is_sorted(x, std::ranges::greater{}));
+    for (std::size_t i = 0; i < c.size(); ++i) {
+        EXPECT_EQ(Particle(c[i]).y, Particle(before[i]).y);
+        EXPECT_EQ(Particle(c[i]).charge, Particle(before[i]).charge);
+    }
+}
+
+TEST(strided_column, soa_column_has_stride_one) {
+    auto c = random_container<soa_p>(10);
+    const auto s = layout::strided_column<&Particle::z>(c);
+    EXPECT_EQ(s.stride(), 1u);
+    EXPECT_EQ(s.data(), layout::column_span<&Particle::z>(c).data());
+    const layout::strided_span<float> from_span(layout::column_span<&Particle::z>(c));
+    EXPECT_TRUE(std::ranges::equal(s, from_span));
+}
+
+// ---- column_range: any layout ------------------------------------------------------------------
+
+TEST(column_range, aosoa_column_equals_the_elements_and_sorts_in_place) {
+    auto c = random_container<aosoa_p>(23);  // a partial last block
+    const layout::aos_vector<Particle> before = c;
+    auto m = layout::column_range<&Particle::mass>(c);
+    static_assert(std::ranges::random_access_range<decltype(m)>);
+    static_assert(std::same_as<std::ranges::range_reference_t<decltype(m)>, float&>);
+    ASSERT_EQ(std::ranges::size(m), c.size());
+    for (std::size_t i = 0; i < c.size(); ++i) EXPECT_EQ(&m[i], &layout::get<&Particle::mass>(c[i]));
+
+    std::ranges::sort(m);
+    EXPECT_TRUE(std::ranges::is_sorted(m));
+    for (std::size_t i = 0; i < c.size(); ++i) EXPECT_EQ(Particle(c[i]).vz, Particle(before[i]).vz);
+}
+
+TEST(column_range, same_values_in_every_layout) {
+    const auto s = random_container<soa_p>(50);
+    const aos_p a = s;
+    const aosoa_p b = s;
+    EXPECT_TRUE(std::ranges::equal(layout::column_range<&Particle::y>(s),
+                                   layout::column_span<&Particle::y>(s)));
+    EXPECT_TRUE(std::ranges::equal(layout::column_range<&Particle::y>(a),
+                                   layout::strided_column<&Particle::y>(a)));
+    EXPECT_TRUE(std::ranges::equal(layout::column_range<&Particle::y>(b),
+                                   layout::column_span<&Particle::y>(s)));
+}
+
+// ---- the containers with std::ranges algorithms and adaptors ---------------------------------
+
+template <class C>
+class container_ranges : public ::testing::Test {};
+using containers = ::testing::Types<soa_p, aos_p, aosoa_p>;
+TYPED_TEST_SUITE(container_ranges, containers);
+
+TYPED_TEST(container_ranges, ranges_sort_by_projection) {
+    auto c = random_container<TypeParam>(77);
+    std::vector<Particle> model(c.begin(), c.end());
+    std::ranges::sort(c, {}, [](const Particle& p) { return p.x; });
+    std::ranges::stable_sort(model, {}, [](const Particle& p) { return p.x; });
+    EXPECT_TRUE(std::ranges::is_sorted(c, {}, [](const Particle& p) { return p.x; }));
+    // The keys agree; ties (equal x) may be ordered either way by an unstable sort.
+    for (std::size_t i = 0; i < c.size(); ++i) EXPECT_EQ(Particle(c[i]).x, model[i].x);
+    // ...and it is a permutation: every element is still there, whole.
+    std::vector<Particle> sorted(c.begin(), c.end());
+    const auto total = [](const Particle& a, const Particle& b) { return layout_test::less(a, b); };
+    std::ranges::sort(sorted, total);
+    std::ranges::sort(model, total);
+    for (std::size_t i = 0; i < c.size(); ++i) EXPECT_TRUE(layout_test::same(sorted[i], model[i]));
+}
+
+#if LAYOUT_TEST_STD_VIEWS
+
+TYPED_TEST(container_ranges, views_transform_and_filter_over_a_view) {
+    auto c = random_container<TypeParam>(40);
+    const auto v = c.view();
+    auto speeds = v | std::views::transform([](const Particle& p) { return p.vx * p.vx + p.vy * p.vy; });
+    std::vector<float> expected;
+    for (std::size_t i = 0; i < c.size(); ++i) {
+        const Particle p = c[i];
+        expected.push_back(p.vx * p.vx + p.vy * p.vy);
+    }
+    EXPECT_TRUE(std::ranges::equal(speeds, expected));
+
+    // Filter on the proxy, then write through it: only the chosen elements change.
+    const aos_p before = c;
+    for (auto&& p : v | std::views::filter([](const Particle& p) { return p.charge > 0; }))
+        layout::get<&Particle::charge>(p) = 0;
+    for (std::size_t i = 0; i < c.size(); ++i) {
+        const Particle old = before[i], now = c[i];
+        EXPECT_EQ(now.charge, old.charge > 0 ? 0.f : old.charge);
+        EXPECT_EQ(now.mass, old.mass);
+    }
+
+    auto last_z = v | std::views::reverse | std::views::take(3) |
+                        std::views::transform([](const Particle& p) { return p.z; });
+    std::vector<float> last3(last_z.begin(), last_z.end());
+    ASSERT_EQ(last3.size(), 3u);
+    EXPECT_EQ(last3[0], Particle(c[c.size() - 1]).z);
+    EXPECT_EQ(last3[2], Particle(c[c.size() - 3]).z);
+}
+
+#endif
+
+} // namespace
