@@ -4,7 +4,7 @@
     python3 bench/sass_compare.py build/examples/particles/particles_gpu [-o sass.txt]
 
 Runs `cuobjdump -sass` (and `-res-usage`) on the binary, then pairs
-    layout::cuda::detail::for_each_index_kernel<layout::view<S, layout::policy::L>, F>
+    layout::cuda::detail::for_each_index_kernel<S, layout::policy::L, F, pointee...>
 with the raw kernel raw_<L>_<F>_<S> (examples/particles/gpu_kernels.cuh). For each pair it prints
 the instruction count (NOPs left out), the global loads and stores (LDG/STG with their modifiers:
 .CONSTANT is the read-only path), registers, and whether the two opcode sequences are identical
@@ -19,7 +19,9 @@ import subprocess
 import sys
 
 RAW = re.compile(r"raw_(aos|soa|aosoa32)_(\w+)_(Particle|WideParticle)\b")
-LIB = re.compile(r"for_each_index_kernel<layout::view<(?:const )?(\w+),\s*layout::policy::(aos|soa|aosoa<(\d+)u?l?>)\s*>,\s*(\w+)\s*>")
+# for_each_index_kernel<S, layout::policy::L, F, pointee...>: the view's pointers are separate
+# __restrict__ parameters.
+LIB = re.compile(r"for_each_index_kernel<(?:const )?(\w+),\s*layout::policy::(aos|soa|aosoa<(\d+)u?l?>)\s*,\s*(\w+)\s*[,>]")
 INSN = re.compile(r"/\*([0-9a-f]{4,})\*/\s+(.*?)\s*;")
 
 
@@ -34,8 +36,8 @@ def demangle(names):
 
 
 def parse_mangled_lib(name):
-    """Fallback without a demangler: _ZN6layout4cuda6detail21for_each_index_kernelINS_4viewI8ParticleNS_6policy3soaEEE5driftEEvT_T0_"""
-    m = re.search(r"for_each_index_kernelI.*?viewI(?:K)?(\d+)", name)
+    """Fallback without a demangler: ...for_each_index_kernelI8ParticleNS_6policy3soaE5driftJ..."""
+    m = re.search(r"for_each_index_kernelI(?:K)?(\d+)", name)
     if not m:
         return None
     at = m.end(1)
@@ -47,9 +49,10 @@ def parse_mangled_lib(name):
     lanes = re.match(r"ILm(\d+)EE", rest)
     if lanes:
         policy += lanes.group(1)
-    m = re.search(r"EEE(\d+)", name)
-    at = m.end(1)
-    functor = name[at:at + int(m.group(1))]
+        rest = rest[lanes.end():]
+    rest = rest.lstrip("E")  # the Es closing the policy's template arguments
+    m = re.match(r"(\d+)", rest)
+    functor = rest[m.end(1):m.end(1) + int(m.group(1))]
     return struct, policy, functor
 
 
