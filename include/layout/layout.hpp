@@ -1,6 +1,8 @@
 /// \file layout.hpp
-/// The whole library. CUDA memory spaces and GPU algorithms are added by <layout/cuda.hpp>
-/// when compiling with nvcc.
+/// The whole library. Compiled by nvcc, it also brings the CUDA memory spaces, device containers,
+/// layout::cuda::convert and layout::cuda::for_each_index. Separate, heavier headers:
+/// <layout/cuda/algorithms.hpp> (device gather/scatter/sort, pulls in CUB) and
+/// <layout/cuda/interop.hpp> (cuda::std::span and mdspan of columns).
 #pragma once
 
 #include "config.hpp"
@@ -12,6 +14,7 @@
 #include "memory.hpp"
 #include "policies.hpp"
 #include "reflect.hpp"
+#include "span.hpp"
 #include "vector.hpp"
 #include "view.hpp"
 

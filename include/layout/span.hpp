@@ -28,6 +28,11 @@
 ///
 /// std::mdspan is C++23 and not in libstdc++ 12, so there is no host mdspan here; the device
 /// side, with cuda::std::mdspan for every layout, is <layout/cuda/interop.hpp>.
+///
+/// Prefer ranges of columns to ranges of whole elements for min/max: libstdc++ 12's
+/// std::ranges::max(container) keeps its running result as `auto result = *first`, a proxy into
+/// the container, and assigns to it, overwriting the first element. Over a column (or with
+/// *std::ranges::max_element) the references are plain and nothing is written.
 #pragma once
 
 #include "config.hpp"

@@ -24,6 +24,7 @@
 #include "reflect.hpp"
 
 #include <cstddef>
+#include <ranges>
 #include <type_traits>
 
 namespace layout {
@@ -157,3 +158,10 @@ private:
 };
 
 } // namespace layout
+
+// A view is a non-owning handle, cheap to copy: a std::ranges::view, and a borrowed range (its
+// iterators stay valid after the view object is gone), so c.view() | std::views::take(3) works.
+template <class T, class Layout>
+inline constexpr bool std::ranges::enable_borrowed_range<layout::view<T, Layout>> = true;
+template <class T, class Layout>
+inline constexpr bool std::ranges::enable_view<layout::view<T, Layout>> = true;
