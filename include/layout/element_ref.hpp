@@ -93,6 +93,15 @@ public:
     {
         return *this = other.load();
     }
+    /// A read-only proxy cannot write, so assigning one rebinds it to the other element, as
+    /// assigning a pointer to const would (algorithms such as std::ranges::max keep the best
+    /// element found so far this way).
+    LAYOUT_HOST_DEVICE element_ref& operator=(const element_ref& other) noexcept
+        requires std::is_const_v<U>
+    {
+        cursor_ = other.cursor_;
+        return *this;
+    }
 
     /// Swaps the values of two elements (std::sort and std::ranges::sort use it).
     LAYOUT_HOST_DEVICE friend void swap(element_ref a, element_ref b) noexcept
