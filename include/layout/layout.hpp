@@ -1,8 +1,9 @@
 /// \file layout.hpp
 /// The whole library. Compiled by nvcc, it also brings the CUDA memory spaces, device containers,
-/// layout::cuda::convert and layout::cuda::for_each_index. Separate, heavier headers:
-/// <layout/cuda/algorithms.hpp> (device gather/scatter/sort, pulls in CUB) and
-/// <layout/cuda/interop.hpp> (cuda::std::span and mdspan of columns).
+/// layout::cuda::convert and layout::cuda::for_each_index. Separate headers: <layout/span.hpp>
+/// (columns as std::span and ranges), <layout/cuda/algorithms.hpp> (device gather/scatter/sort;
+/// pulls in CUB) and <layout/cuda/interop.hpp> (cuda::std::span and mdspan of columns; its
+/// column_span overloads would compete with span.hpp's if both came in through this header).
 #pragma once
 
 #include "config.hpp"
@@ -14,7 +15,6 @@
 #include "memory.hpp"
 #include "policies.hpp"
 #include "reflect.hpp"
-#include "span.hpp"
 #include "vector.hpp"
 #include "view.hpp"
 
