@@ -3,7 +3,8 @@
 # A requirement counts as met when its Debian package is installed (dpkg -s) or, on machines
 # where the tool came from elsewhere, when the command or header is already there.
 # Required: CMake, g++, GoogleTest, Boost >= 1.75 (Boost.PFR). Wanted but optional (a failed
-# install is only a warning): Ninja, clang, GoogleMock, Google Benchmark.
+# install is only a warning): Ninja, clang, clang's sanitizer and libFuzzer runtimes
+# (scripts/fuzz.sh), GoogleMock, Google Benchmark.
 set -euo pipefail
 
 have_pkg() { dpkg -s "$1" >/dev/null 2>&1; }
@@ -22,6 +23,14 @@ present() {
 # Boost.PFR ships with Boost >= 1.75. Debian 12's libboost-dev is 1.74 (no PFR): prefer 1.81.
 boost_present() { [[ -e /usr/include/boost/pfr.hpp ]] || have_pkg libboost1.81-dev; }
 
+# libFuzzer's runtime for clang (-fsanitize=fuzzer): Debian's libclang-rt-<version>-dev, which
+# the libclang-rt-dev package pulls in for the default clang.
+fuzzer_present() {
+    have_pkg libclang-rt-dev && return 0
+    compgen -G '/usr/lib/llvm-*/lib/clang/*/lib/linux/libclang_rt.fuzzer-x86_64.a' >/dev/null ||
+        compgen -G '/usr/lib/clang/*/lib/*/libclang_rt.fuzzer*.a' >/dev/null
+}
+
 required=(cmake:cmake g++:g++ libgtest-dev:/usr/include/gtest/gtest.h)
 optional=(ninja-build:ninja clang:clang++ libgmock-dev:/usr/include/gmock/gmock.h
           libbenchmark-dev:/usr/include/benchmark/benchmark.h)
@@ -32,6 +41,7 @@ for entry in "${required[@]}"; do
     present "${entry%%:*}" "${entry#*:}" || missing_required+=("${entry%%:*}")
 done
 boost_present || missing_required+=(boost)
+fuzzer_present || missing_optional+=(libclang-rt-dev)
 for entry in "${optional[@]}"; do
     present "${entry%%:*}" "${entry#*:}" || missing_optional+=("${entry%%:*}")
 done

@@ -93,10 +93,10 @@ public:
     {
         return *this = other.load();
     }
-    /// A read-only proxy cannot write, so assigning one rebinds it to the other element, as
-    /// assigning a pointer to const would (algorithms such as std::ranges::max keep the best
-    /// element found so far this way).
-    LAYOUT_HOST_DEVICE element_ref& operator=(const element_ref& other) noexcept
+    /// A read-only proxy cannot write, so assigning one held in a variable rebinds it to the
+    /// other element, as assigning a pointer to const would (std::ranges::max keeps the best
+    /// element so far this way). Assigning to a temporary, cv[0] = cv[1], does not compile.
+    LAYOUT_HOST_DEVICE element_ref& operator=(const element_ref& other) & noexcept
         requires std::is_const_v<U>
     {
         cursor_ = other.cursor_;
