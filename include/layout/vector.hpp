@@ -241,7 +241,11 @@ public:
         // neither may leave a half-done insertion behind.
         vector<T, policy::aos, host_memory> values(first, last);
         open_gap(at, values.size());
-        for (size_type k = 0; k < values.size(); ++k) (*this)[at + k] = values[k];
+        // One view each, not one per element: operator[] rebuilds the view (for SoA, a pointer
+        // per column) on every call.
+        const view_type to = view();
+        const auto from = values.cview();
+        for (size_type k = 0; k < from.size(); ++k) to[at + k] = from[k].load();
         return begin() + static_cast<difference_type>(at);
     }
     iterator insert(const_iterator pos, std::initializer_list<T> values)
@@ -275,8 +279,10 @@ public:
         requires(Memory::host_accessible && M2::host_accessible)
     friend bool operator==(const vector& a, const vector<T, L2, M2>& b) noexcept {
         if (a.size() != b.size()) return false;
-        for (size_type i = 0; i < a.size(); ++i)
-            if (!(a[i] == b[i].load())) return false;
+        const auto va = a.cview();
+        const auto vb = b.cview();
+        for (size_type i = 0; i < va.size(); ++i)
+            if (!(va[i] == vb[i])) return false;
         return true;
     }
 
