@@ -78,9 +78,11 @@ public:
         }(std::make_index_sequence<leaf_count_v<value_type>>{});
         return *this;
     }
-    /// Copies the value of another element (not the proxy): v[i] = w[j].
+    /// Copies the value of another element (not the proxy): v[i] = w[j]. (Ref-qualified const&,
+    /// which still takes temporaries, because the read-only overload below is &-qualified and
+    /// C++ does not let the two kinds mix.)
     LAYOUT_HOST_DEVICE LAYOUT_FORCEINLINE const element_ref& operator=(
-        const element_ref& other) const noexcept
+        const element_ref& other) const& noexcept
         requires(!std::is_const_v<U>)
     {
         return *this = other.load();
