@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
 # One round on the H100 machine, inside one 10-minute call (the device tool runs it from the
-# repository root): build the GPU targets, run the GPU tests, compute-sanitizer memcheck, the
-# particles example (main job), SASS comparison, the GPU benchmarks and the transpose example.
+# repository root): build the GPU targets, run the GPU tests, the particles example (main job),
+# SASS comparison, the GPU benchmarks and the transpose example. scripts/device_sanitize.sh runs
+# compute-sanitizer over the same build afterwards.
 # Every step has a time limit and writes to $OUT as it goes, so a slow step costs its own
 # result only. Files in $OUT (at most 8 come back): log.txt, particles.txt, sass.txt,
 # transpose.txt, bench.png, results.tgz (all logs and benchmark JSON).
-#   OUT=/some/dir bash scripts/device_round.sh
+#   OUT=/some/dir bash scripts/device_round.sh     (BENCH=0: without the Google Benchmark suites)
 set -uo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 OUT="${OUT:-$PWD/out}"
@@ -27,14 +28,15 @@ run() { # run LIMIT NAME COMMAND...: a step with a time limit; its output goes t
 
 echo "== $(date -u +%Y-%m-%dT%H:%M:%SZ) $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader)"
 targets=(particles_gpu transpose copy_gpu drift_gpu one_field_gpu most_fields_gpu convert_gpu
-         gpu_device_test gpu_device_access_test gpu_convert_test gpu_algorithms_test)
+         gpu_device_test gpu_device_access_test gpu_convert_test gpu_algorithms_test
+         gpu_interop_test gpu_allocation_failure_test readme_02_device readme_06_interop)
 run 60 configure cmake -S . -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=Release \
     -DCMAKE_CUDA_ARCHITECTURES=90 -DLAYOUT_BUILD_TESTS=ON -DLAYOUT_BUILD_EXAMPLES=ON \
     -DLAYOUT_BUILD_BENCHMARKS=ON
 run 300 build cmake --build "$BUILD" -j "$(nproc)" --target "${targets[@]}" || tail -30 "$RES/build.txt"
 exe() { find "$BUILD" -type f -name "$1" -perm -u+x -print -quit; }
 
-run 120 gpu_tests ctest --test-dir "$BUILD" -L gpu --output-on-failure
+run 180 gpu_tests ctest --test-dir "$BUILD" -L gpu --output-on-failure
 grep -E "tests passed|tests failed|Failed|Passed" "$RES/gpu_tests.txt"
 run 180 particles "$(exe particles_gpu)"
 cp "$RES/particles.txt" "$OUT/"
@@ -42,17 +44,14 @@ tail -12 "$RES/particles.txt"
 python3 bench/sass_compare.py "$(exe particles_gpu)" -o "$OUT/sass.txt" && grep -E "of [0-9]+ library" "$OUT/sass.txt"
 run 30 transpose "$(exe transpose)"
 cp "$RES/transpose.txt" "$OUT/"
-for b in copy_gpu drift_gpu one_field_gpu most_fields_gpu convert_gpu; do
-    run 90 "$b" "$(exe $b)" --benchmark_format=json --benchmark_out="$RES/$b.json" \
-        --benchmark_out_format=json --benchmark_min_time="$MIN_TIME"
-done
-python3 bench/plot.py "$RES"/copy_gpu.json "$RES"/drift_gpu.json "$RES"/one_field_gpu.json \
-    "$RES"/most_fields_gpu.json -o "$OUT/bench.png"
-tar czf "$OUT/results.tgz" -C "$RES" .
-for t in gpu_device_access_test gpu_device_test; do
-    run 60 "memcheck_$t" compute-sanitizer --tool memcheck --report-api-errors no --error-exitcode 99 "$(exe $t)"
-    grep -E "ERROR SUMMARY" "$RES/memcheck_$t.txt"
-done
+if [[ "${BENCH:-1}" != 0 ]]; then
+    for b in copy_gpu drift_gpu one_field_gpu most_fields_gpu convert_gpu; do
+        run 90 "$b" "$(exe $b)" --benchmark_format=json --benchmark_out="$RES/$b.json" \
+            --benchmark_out_format=json --benchmark_min_time="$MIN_TIME"
+    done
+    python3 bench/plot.py "$RES"/copy_gpu.json "$RES"/drift_gpu.json "$RES"/one_field_gpu.json \
+        "$RES"/most_fields_gpu.json -o "$OUT/bench.png"
+fi
 tar czf "$OUT/results.tgz" -C "$RES" .
 echo "== done, status $status"
 exit $status

@@ -456,24 +456,39 @@ void launch_scatter(const layout::view<T, DL>& dst, const layout::view<const T, 
     check_launch(function);
 }
 
-/// v[i] = old v[perm[i]] through a stream-ordered scratch copy of v in its own layout.
-template <class T, class L, class I>
-void permute_in_place_on_device(const layout::view<T, L>& v, const I* perm, cudaStream_t stream,
-                                const char* function) {
-    const std::size_t n = v.size();
-    if (n == 0) return;
-    std::size_t capacity = n;
-    if constexpr (requires { L::lanes; }) capacity = (n + L::lanes - 1) / L::lanes * L::lanes;
-    stream_buffer<std::byte> scratch(mapping<T, L>::bytes(capacity), stream);
-    const layout::view<T, L> copy(
-        layout::view<T, L>::storage_type::from_block(scratch.get(), capacity), n);
-    layout::detail::for_each_run(copy, layout::view<const T, L>(v), n,
-                                 [&](void* d, const void* s, std::size_t bytes) {
-                                     check(cudaMemcpyAsync(d, s, bytes, cudaMemcpyDefault, stream),
-                                           "cudaMemcpyAsync");
-                                 });
-    launch_gather(v, layout::view<const T, L>(copy), perm, n, stream, function);
-}
+/// A stream-ordered scratch block with room for a copy of v in its own layout. Callers that
+/// change data before permuting (sort_by_key sorts the keys) allocate it first, so that an
+/// allocation failure throws before anything has changed.
+template <class T, class L>
+class permute_scratch {
+public:
+    permute_scratch(const layout::view<T, L>& v, cudaStream_t stream)
+        : v_(v), block_(mapping<T, L>::bytes(rounded(v.size())), stream) {}
+
+    /// v[i] = old v[perm[i]]: copies v into the scratch block, then gathers back from it.
+    template <class I>
+    void permute(const I* perm, cudaStream_t stream, const char* function) const {
+        const std::size_t n = v_.size();
+        if (n == 0) return;
+        const layout::view<T, L> copy(
+            layout::view<T, L>::storage_type::from_block(block_.get(), rounded(n)), n);
+        layout::detail::for_each_run(copy, layout::view<const T, L>(v_), n,
+                                     [&](void* d, const void* s, std::size_t bytes) {
+                                         check(cudaMemcpyAsync(d, s, bytes, cudaMemcpyDefault,
+                                                               stream),
+                                               "cudaMemcpyAsync");
+                                     });
+        launch_gather(v_, layout::view<const T, L>(copy), perm, n, stream, function);
+    }
+
+private:
+    static std::size_t rounded(std::size_t n) { // AoSoA blocks are whole
+        if constexpr (requires { L::lanes; }) return (n + L::lanes - 1) / L::lanes * L::lanes;
+        return n;
+    }
+    layout::view<T, L> v_;
+    stream_buffer<std::byte> block_;
+};
 
 /// Sorts keys (in place) stably on bits [begin_bit, end_bit) with CUB and returns the
 /// permutation. U is the key type CUB sees.
@@ -639,7 +654,7 @@ void permute_in_place(X&& x, const I* perm, std::size_t count, cudaStream_t stre
     detail::check_views_accessible(function, v, v);
 #endif
     detail::validate_permutation(function, perm, count, stream);
-    detail::permute_in_place_on_device(v, perm, stream, function);
+    detail::permute_scratch(v, stream).permute(perm, stream, function);
 }
 
 template <layout::detail::viewable X, detail::device_index_range Perm>
@@ -685,9 +700,9 @@ layout::vector<Index, policy::aos, device_memory> sort_by_key(Keys&& keys, X&& x
 #if LAYOUT_CHECK_BOUNDS
     detail::check_views_accessible("layout::cuda::sort_by_key", v, v);
 #endif
+    const detail::permute_scratch scratch(v, stream); // allocated before the keys change
     auto perm = cuda::sort_by_key<Index>(k, stream);
-    detail::permute_in_place_on_device(v, perm.view().storage().data, stream,
-                                       "layout::cuda::sort_by_key");
+    scratch.permute(perm.view().storage().data, stream, "layout::cuda::sort_by_key");
     return perm;
 }
 
@@ -716,9 +731,12 @@ bins<Index> bin_by_key(Keys&& keys, std::size_t num_bins, cudaStream_t stream = 
     using U = std::make_unsigned_t<K>;
     const int end_bit =
         num_bins <= 1 ? 1 : static_cast<int>(std::bit_width(static_cast<std::uint64_t>(num_bins - 1)));
+    // The offsets are allocated before the sort changes the keys: a failed allocation throws
+    // with nothing changed.
+    layout::vector<Index, policy::aos, device_memory> offsets(num_bins + 1);
     bins<Index> result{detail::sort_permutation<Index>(reinterpret_cast<U*>(k.data()), n, 0,
                                                        end_bit, stream, function),
-                       layout::vector<Index, policy::aos, device_memory>(num_bins + 1)};
+                       std::move(offsets)};
     detail::bin_offsets_kernel<<<detail::grid_size(num_bins + 1, detail::block_size, function),
                                  detail::block_size, 0, stream>>>(
         reinterpret_cast<const U*>(k.data()), n, num_bins,
@@ -742,9 +760,9 @@ bins<Index> bin_by_key(Keys&& keys, std::size_t num_bins, X&& x, cudaStream_t st
 #if LAYOUT_CHECK_BOUNDS
     detail::check_views_accessible("layout::cuda::bin_by_key", v, v);
 #endif
+    const detail::permute_scratch scratch(v, stream); // allocated before the keys change
     bins<Index> result = cuda::bin_by_key<Index>(k, num_bins, stream);
-    detail::permute_in_place_on_device(v, result.permutation.view().storage().data, stream,
-                                       "layout::cuda::bin_by_key");
+    scratch.permute(result.permutation.view().storage().data, stream, "layout::cuda::bin_by_key");
     return result;
 }
 

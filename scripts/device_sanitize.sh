@@ -1,0 +1,55 @@
+#!/usr/bin/env bash
+# compute-sanitizer memcheck, racecheck and initcheck over every GPU test executable and the
+# GPU examples, on the H100 machine, after scripts/device_round.sh has built them in $BUILD.
+# Tests that move more than 2^31 elements are filtered out here (instrumented, they take
+# minutes each); they run uninstrumented in device_round.sh. Each run has a time limit; the
+# ERROR SUMMARY of every run goes to $OUT/sanitize.txt, the full logs to $OUT/sanitize.tgz.
+#   OUT=/some/dir bash scripts/device_sanitize.sh
+set -uo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+OUT="${OUT:-$PWD/out}"
+BUILD="${BUILD:-/tmp/build}"
+LOGS=/tmp/sanitize
+LIMIT="${SANITIZE_LIMIT:-120}"
+mkdir -p "$OUT" "$LOGS"
+summary="$OUT/sanitize.txt"
+exe() { find "$BUILD" -type f -name "$1" -perm -u+x -print -quit; }
+large='*more_than_2_to_the_31*:*indices_beyond_32_bits*'
+status=0
+
+echo "== $(date -u +%Y-%m-%dT%H:%M:%SZ) $(git rev-parse --short HEAD 2>/dev/null) compute-sanitizer $(compute-sanitizer --version | tail -1)" | tee -a "$summary"
+check() { # check TOOL NAME COMMAND...
+    local tool=$1 name=$2; shift 2
+    local extra=()
+    [[ $tool == memcheck ]] && extra=(--leak-check full)
+    # The allocation-failure test makes cudaMalloc fail on purpose: those are not API errors.
+    [[ $name == gpu_allocation_failure_test ]] && extra+=(--report-api-errors no)
+    local start=$SECONDS
+    timeout "$LIMIT" compute-sanitizer --tool "$tool" "${extra[@]}" --error-exitcode 99 "$@" \
+        > "$LOGS/$tool.$name.txt" 2>&1
+    local rc=$?
+    local errors
+    errors=$(grep -E "ERROR SUMMARY|RACECHECK SUMMARY" "$LOGS/$tool.$name.txt" | tail -1)
+    printf '%-10s %-32s rc=%-3s %4ss  %s\n' "$tool" "$name" "$rc" "$((SECONDS - start))" \
+        "${errors:-no summary}" | tee -a "$summary"
+    [[ $rc -ne 0 ]] && status=1
+}
+
+tests=(gpu_device_test gpu_device_access_test gpu_convert_test gpu_algorithms_test gpu_interop_test
+       gpu_allocation_failure_test readme_02_device readme_06_interop)
+for tool in memcheck racecheck initcheck; do
+    for t in "${tests[@]}"; do
+        path=$(exe "$t")
+        [[ -z $path ]] && { echo "$t: not built" | tee -a "$summary"; status=1; continue; }
+        if [[ $t == gpu_* ]]; then
+            check "$tool" "$t" "$path" --gtest_filter="-$large" --gtest_brief=1
+        else
+            check "$tool" "$t" "$path"
+        fi
+    done
+    check "$tool" particles_gpu "$(exe particles_gpu)" --n 100003 --reps 1
+    check "$tool" transpose "$(exe transpose)" --sizes 1000 --reps 1
+    tar czf "$OUT/sanitize.tgz" -C "$LOGS" .
+done
+echo "== done, status $status" | tee -a "$summary"
+exit $status
