@@ -21,6 +21,8 @@
 #undef LAYOUT_CHECK_BOUNDS
 #define LAYOUT_CHECK_BOUNDS 0
 
+#include "gpu_common.cuh"
+
 #include <layout/cuda/algorithms.hpp>
 #include <layout/cuda/error.hpp>
 #include <layout/cuda/memory.hpp>
@@ -32,8 +34,6 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstdio>
-#include <cstdlib>
-#include <cstring>
 #include <memory>
 #include <numeric>
 #include <random>
@@ -48,6 +48,7 @@ struct Particle {
 static_assert(sizeof(Particle) == 32);
 
 using index_t = std::uint32_t;
+using bench::device_vector;
 using layout::cuda::check;
 using layout::cuda::check_launch;
 namespace policy = layout::policy;
@@ -172,9 +173,6 @@ __global__ void count_wrong(layout::view<const T, L> src, const index_t* idx,
     if (!(dst[to] == src[from])) atomicAdd(wrong, 1ull);
 }
 
-template <class T, class L>
-using device_vector = layout::vector<T, L, layout::cuda::device_memory>;
-
 /// Source and destination of one (element type, layout), filled once, kept for the run.
 template <class T, class L>
 struct buffers {
@@ -277,22 +275,7 @@ void run(benchmark::State& state, std::size_t n, variant who, bool random) {
             return;
         }
 
-        cudaEvent_t start, stop;
-        check(cudaEventCreate(&start), "cudaEventCreate");
-        check(cudaEventCreate(&stop), "cudaEventCreate");
-        launch<Op>(who, s, idx, d, n); // warm-up
-        check(cudaDeviceSynchronize(), "warm-up");
-        for (auto _ : state) {
-            check(cudaEventRecord(start), "cudaEventRecord");
-            launch<Op>(who, s, idx, d, n);
-            check(cudaEventRecord(stop), "cudaEventRecord");
-            check(cudaEventSynchronize(stop), "cudaEventSynchronize");
-            float ms = 0;
-            check(cudaEventElapsedTime(&ms, start, stop), "cudaEventElapsedTime");
-            state.SetIterationTime(ms * 1e-3);
-        }
-        cudaEventDestroy(start);
-        cudaEventDestroy(stop);
+        bench::time_launches(state, [&] { launch<Op>(who, s, idx, d, n); });
         state.SetBytesProcessed(static_cast<std::int64_t>(state.iterations()) *
                                 static_cast<std::int64_t>(n * (sizeof(index_t) + 2 * sizeof(T))));
         state.counters["elements"] = static_cast<double>(n);
@@ -326,34 +309,17 @@ void register_all(const char* name, std::size_t n) {
     add<Op, float, policy::aos>(f, "layout", variant::library, n);
 }
 
-/// main(): parses --n=N, skips cleanly without a device, registers, runs.
+/// main(): parses --n=N, skips cleanly without a device, registers, runs (bench::gpu_main).
 template <op Op>
 int main(int argc, char** argv, const char* name) {
-    std::size_t n = std::size_t{32} << 20;
-    int kept = 1;
-    for (int i = 1; i < argc; ++i) {
-        if (std::strncmp(argv[i], "--n=", 4) == 0)
-            n = std::strtoull(argv[i] + 4, nullptr, 10);
-        else
-            argv[kept++] = argv[i];
-    }
-    argc = kept;
-    benchmark::Initialize(&argc, argv);
-    if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
-    int devices = 0;
-    if (cudaGetDeviceCount(&devices) != cudaSuccess || devices == 0) {
-        (void)cudaGetLastError();
-        std::printf("no CUDA device: GPU benchmark skipped\n");
+    return bench::gpu_main(argc, argv, std::size_t{32} << 20, [name](std::size_t n) {
+        if (n == 0 || n > 0xffffffffu) {
+            std::fprintf(stderr, "--n must be in [1, 2^32 - 1] (32-bit indices)\n");
+            return 2;
+        }
+        register_all<Op>(name, n);
         return 0;
-    }
-    if (n == 0 || n > 0xffffffffu) {
-        std::fprintf(stderr, "--n must be in [1, 2^32 - 1] (32-bit indices)\n");
-        return 2;
-    }
-    register_all<Op>(name, n);
-    benchmark::RunSpecifiedBenchmarks();
-    benchmark::Shutdown();
-    return 0;
+    });
 }
 
 } // namespace algo_bench

@@ -24,6 +24,8 @@
 #undef LAYOUT_CHECK_BOUNDS
 #define LAYOUT_CHECK_BOUNDS 0
 
+#include "gpu_common.cuh"
+
 #include <layout/cuda/convert.hpp>
 #include <layout/cuda/memory.hpp>
 #include <layout/layout.hpp>
@@ -33,8 +35,6 @@
 
 #include <algorithm>
 #include <cstdint>
-#include <cstdio>
-#include <cstdlib>
 #include <cstring>
 #include <memory>
 #include <mutex>
@@ -62,6 +62,7 @@ struct Mixed {
 };
 static_assert(sizeof(Mixed) == 16);
 
+using bench::device_vector;
 using layout::policy::aos;
 using layout::policy::soa;
 using aosoa32 = layout::policy::aosoa<32>;
@@ -80,9 +81,6 @@ template <>
 const char* struct_name<Mixed>() {
     return "Mixed";
 }
-
-template <class T, class L>
-using device_vector = layout::vector<T, L, layout::cuda::device_memory>;
 
 /// Sum of the leaf sizes: what one element costs to read, or to write, in any layout.
 template <class T>
@@ -229,35 +227,6 @@ void naive_convert(layout::view<T, Dst> dst, layout::view<const T, Src> src) {
 
 // ---- timing -------------------------------------------------------------------------------------
 
-/// Times launch() with CUDA events, one launch per iteration after one warm-up launch; returns
-/// the median iteration time in seconds.
-template <class Launch>
-double time_launches(benchmark::State& state, Launch&& launch) {
-    using layout::cuda::check;
-    cudaEvent_t start, stop;
-    check(cudaEventCreate(&start), "cudaEventCreate");
-    check(cudaEventCreate(&stop), "cudaEventCreate");
-    launch(); // warm-up
-    check(cudaDeviceSynchronize(), "cudaDeviceSynchronize after warm-up");
-    std::vector<double> times;
-    for (auto _ : state) {
-        check(cudaEventRecord(start), "cudaEventRecord");
-        launch();
-        check(cudaEventRecord(stop), "cudaEventRecord");
-        check(cudaEventSynchronize(stop), "cudaEventSynchronize");
-        float ms = 0;
-        check(cudaEventElapsedTime(&ms, start, stop), "cudaEventElapsedTime");
-        state.SetIterationTime(ms * 1e-3);
-        times.push_back(ms * 1e-3);
-    }
-    cudaEventDestroy(start);
-    cudaEventDestroy(stop);
-    check(cudaGetLastError(), "after the timed launches");
-    if (times.empty()) return 0;
-    std::nth_element(times.begin(), times.begin() + times.size() / 2, times.end());
-    return times[times.size() / 2];
-}
-
 inline void memcpy_d2d(void* dst, const void* src, std::size_t bytes) {
     layout::cuda::check(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToDevice, 0),
                         "cudaMemcpyAsync device to device");
@@ -268,26 +237,16 @@ inline void memcpy_d2d(void* dst, const void* src, std::size_t bytes) {
 template <class T>
 double memcpy_reference_s(std::size_t n) {
     static const double median = [&] {
-        using layout::cuda::check;
         auto& d = data<T>(n);
         const std::size_t bytes = n * leaf_bytes<T>();
-        cudaEvent_t start, stop;
-        check(cudaEventCreate(&start), "cudaEventCreate");
-        check(cudaEventCreate(&stop), "cudaEventCreate");
+        bench::event_timer timer;
         std::vector<double> times;
         for (int k = 0; k < 33; ++k) {
-            check(cudaEventRecord(start), "cudaEventRecord");
-            memcpy_d2d(d.dst_aos.view().data(), d.src_aos.cview().data(), bytes);
-            check(cudaEventRecord(stop), "cudaEventRecord");
-            check(cudaEventSynchronize(stop), "cudaEventSynchronize");
-            float ms = 0;
-            check(cudaEventElapsedTime(&ms, start, stop), "cudaEventElapsedTime");
-            if (k >= 3) times.push_back(ms * 1e-3); // 3 warm-up copies
+            const double s = timer.seconds(
+                [&] { memcpy_d2d(d.dst_aos.view().data(), d.src_aos.cview().data(), bytes); });
+            if (k >= 3) times.push_back(s); // 3 warm-up copies
         }
-        cudaEventDestroy(start);
-        cudaEventDestroy(stop);
-        std::nth_element(times.begin(), times.begin() + times.size() / 2, times.end());
-        return times[times.size() / 2];
+        return bench::median(times);
     }();
     return median;
 }
@@ -408,7 +367,7 @@ void add_memcpy(std::size_t n) {
                                          void* dst = d.dst_aos.view().data();
                                          const void* src = d.src_aos.cview().data();
                                          const std::size_t bytes = n * leaf_bytes<T>();
-                                         const double median = time_launches(
+                                         const double median = bench::time_launches(
                                              state, [&] { memcpy_d2d(dst, src, bytes); });
                                          report<T>(state, n, median);
                                      } catch (const std::exception& e) {
@@ -436,7 +395,7 @@ void add_direction(std::size_t n) {
                                              auto& d = data<T>(n);
                                              const auto dst = d.template dst<Dst>().view();
                                              const auto src = d.template src<Src>().cview();
-                                             const double median = time_launches(state, [&] {
+                                             const double median = bench::time_launches(state, [&] {
                                                  if (library)
                                                      layout::cuda::convert(dst, src);
                                                  else
@@ -468,26 +427,8 @@ void add_struct(std::size_t n) {
 /// Options besides Google Benchmark's: --n=N elements (default 33554432). Without a CUDA
 /// device the program says so and exits 0.
 int main(int argc, char** argv) {
-    std::size_t n = std::size_t{32} << 20;
-    int kept = 1;
-    for (int i = 1; i < argc; ++i) {
-        if (std::strncmp(argv[i], "--n=", 4) == 0)
-            n = std::strtoull(argv[i] + 4, nullptr, 10);
-        else
-            argv[kept++] = argv[i];
-    }
-    argc = kept;
-    benchmark::Initialize(&argc, argv);
-    if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
-    int devices = 0;
-    if (cudaGetDeviceCount(&devices) != cudaSuccess || devices == 0) {
-        (void)cudaGetLastError();
-        std::printf("no CUDA device: GPU benchmark skipped\n");
-        return 0;
-    }
-    convert_bench::add_struct<convert_bench::Particle>(n);
-    convert_bench::add_struct<convert_bench::Mixed>(n);
-    benchmark::RunSpecifiedBenchmarks();
-    benchmark::Shutdown();
-    return 0;
+    return bench::gpu_main(argc, argv, std::size_t{32} << 20, [](std::size_t n) {
+        convert_bench::add_struct<convert_bench::Particle>(n);
+        convert_bench::add_struct<convert_bench::Mixed>(n);
+    });
 }

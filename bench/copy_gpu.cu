@@ -10,27 +10,11 @@ void copy_1gib(benchmark::State& state) {
         layout::cuda::check(cudaMalloc(&src, bytes), "cudaMalloc");
         layout::cuda::check(cudaMalloc(&dst, bytes), "cudaMalloc");
         layout::cuda::check(cudaMemset(src, 0x3f, bytes), "cudaMemset"); // 0.75f-ish, not zeros
-        cudaEvent_t start, stop;
-        layout::cuda::check(cudaEventCreate(&start), "cudaEventCreate");
-        layout::cuda::check(cudaEventCreate(&stop), "cudaEventCreate");
-        auto launch = [&] {
+        bench::time_launches(state, [&] {
             particles::copy_float4<<<particles::blocks_for(n4), particles::threads_per_block>>>(
                 src, dst, n4);
             layout::cuda::check_launch("copy_float4");
-        };
-        launch(); // warm-up
-        layout::cuda::check(cudaDeviceSynchronize(), "cudaDeviceSynchronize");
-        for (auto _ : state) {
-            layout::cuda::check(cudaEventRecord(start), "cudaEventRecord");
-            launch();
-            layout::cuda::check(cudaEventRecord(stop), "cudaEventRecord");
-            layout::cuda::check(cudaEventSynchronize(stop), "cudaEventSynchronize");
-            float ms = 0;
-            layout::cuda::check(cudaEventElapsedTime(&ms, start, stop), "cudaEventElapsedTime");
-            state.SetIterationTime(ms * 1e-3);
-        }
-        cudaEventDestroy(start);
-        cudaEventDestroy(stop);
+        });
         cudaFree(src);
         cudaFree(dst);
         state.SetBytesProcessed(static_cast<std::int64_t>(state.iterations()) * 2 *

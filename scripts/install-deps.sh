@@ -3,8 +3,9 @@
 # A requirement counts as met when its Debian package is installed (dpkg -s) or, on machines
 # where the tool came from elsewhere, when the command or header is already there.
 # Required: CMake, g++, GoogleTest, Boost >= 1.75 (Boost.PFR). Wanted but optional (a failed
-# install is only a warning): Ninja, clang, clang's sanitizer and libFuzzer runtimes
-# (scripts/fuzz.sh), GoogleMock, Google Benchmark.
+# install is only a warning): Ninja, clang (Debian 12's clang is clang 14: scripts/test.sh builds
+# the tests with it too, and stops if it is missing unless LAYOUT_CLANG=0), clang's sanitizer and
+# libFuzzer runtimes (scripts/fuzz.sh), GoogleMock, Google Benchmark.
 set -euo pipefail
 
 have_pkg() { dpkg -s "$1" >/dev/null 2>&1; }

@@ -68,13 +68,9 @@ struct pointer_pack<T, policy::soa> {
     }
 };
 
-// The pointers come first, then n, then f: the order of a hand-written kernel's parameters
-// (columns..., n, scalars). With f first, nvcc loaded the 8-byte pointers from the parameter
-// bank as 4-byte halves (ULDC instead of ULDC.64), so the SASS differed from the raw kernel's.
-// A pack that is not last is not deduced: the launch spells every template argument.
 LAYOUT_EXEC_CHECK_DISABLE
 template <class T, class Layout, class F, class... Pointee>
-__global__ void for_each_index_kernel(Pointee* LAYOUT_RESTRICT... pointers, std::size_t n, F f) {
+__global__ void for_each_index_kernel(F f, std::size_t n, Pointee* LAYOUT_RESTRICT... pointers) {
     const std::size_t i = std::size_t{blockIdx.x} * blockDim.x + threadIdx.x;
     if (i < n) f(pointer_pack<T, Layout>::rebuild(n, pointers...), i);
 }
@@ -89,9 +85,9 @@ void for_each_index(const view<T, Layout>& v, const F& f, cudaStream_t stream = 
     const std::size_t blocks = (v.size() + block - 1) / block;
     if (blocks > 0x7fffffffu)
         throw std::length_error("layout::cuda::for_each_index: too many elements for one grid");
-    detail::pointer_pack<T, Layout>::apply(v, [&]<class... Pointee>(Pointee*... pointers) {
-        detail::for_each_index_kernel<T, Layout, F, Pointee...>
-            <<<static_cast<unsigned>(blocks), block, 0, stream>>>(pointers..., v.size(), f);
+    detail::pointer_pack<T, Layout>::apply(v, [&](auto*... pointers) {
+        detail::for_each_index_kernel<T, Layout>
+            <<<static_cast<unsigned>(blocks), block, 0, stream>>>(f, v.size(), pointers...);
     });
     check_launch("layout::cuda::for_each_index");
 }
