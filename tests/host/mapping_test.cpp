@@ -144,10 +144,10 @@ struct two {
     double d;
 };
 static_assert(mapping<two, policy::aos>::offset(3, 1, 0) == 3 * 16 + 8);
-// Column 1 starts after column 0 padded to 128 bytes, plus the 128-byte stagger.
-static_assert(mapping<two, policy::soa>::offset(5, 1, 100) == 512 + 128 + 5 * 8);
+// Column 1 starts after column 0 padded to 256 bytes, plus the 256-byte stagger.
+static_assert(mapping<two, policy::soa>::offset(5, 1, 100) == 512 + 256 + 5 * 8);
 static_assert(mapping<two, policy::aosoa<32>>::offset(33, 1, 0) == 384 + 128 + 8);
-static_assert(mapping<Particle, policy::soa>::bytes(33) == 8 * (256 + 128));
+static_assert(mapping<Particle, policy::soa>::bytes(33) == 8 * (256 + 256));
 static_assert(mapping<Particle, policy::soa>::bytes(0) == 0);
 static_assert(mapping<Mixed, policy::aosoa<4>>::block_bytes == 32 + 16 + 4 + 4);
 
