@@ -119,25 +119,43 @@ struct container_case {
         operation.expect(expected);
     }
     void op() { operation(dev); }
-    bool unchanged() const { return dev.capacity() == capacity && same_vectors(contents(dev), model); }
+    bool unchanged() const {
+        return dev.capacity() == capacity && same_vectors(contents(dev), model);
+    }
     bool done_right() const { return same_vectors(contents(dev), expected); }
 };
 
 struct reserve_more {
-    template <class D> void operator()(D& d) const { d.reserve(4 * n); }
+    template <class D>
+    void operator()(D& d) const {
+        d.reserve(4 * n);
+    }
     void expect(std::vector<Body>&) const {}
 };
 struct resize_more {
-    template <class D> void operator()(D& d) const { d.resize(3 * n); }
+    template <class D>
+    void operator()(D& d) const {
+        d.resize(3 * n);
+    }
     void expect(std::vector<Body>& m) const { m.resize(3 * n); }
 };
 struct resize_more_with_value {
-    template <class D> void operator()(D& d) const { d.resize(2 * n + 1, values(2, 1)[0]); }
+    template <class D>
+    void operator()(D& d) const {
+        d.resize(2 * n + 1, values(2, 1)[0]);
+    }
     void expect(std::vector<Body>& m) const { m.resize(2 * n + 1, values(2, 1)[0]); }
 };
 struct shrink_after_resize_to_half {
-    template <class D> void setup(D& d, std::vector<Body>& m) const { d.resize(n / 2); m.resize(n / 2); }
-    template <class D> void operator()(D& d) const { d.shrink_to_fit(); }
+    template <class D>
+    void setup(D& d, std::vector<Body>& m) const {
+        d.resize(n / 2);
+        m.resize(n / 2);
+    }
+    template <class D>
+    void operator()(D& d) const {
+        d.shrink_to_fit();
+    }
     void expect(std::vector<Body>&) const {}
 };
 
@@ -178,7 +196,8 @@ TYPED_TEST_SUITE(allocation_failure, all_layouts, layout_names);
 TYPED_TEST(allocation_failure, the_hooks_see_the_librarys_allocations) {
     using D = device_container<TypeParam, Body>;
     const std::size_t before = fault_injection::total_allocations();
-    const std::size_t bytes = layout::mapping<Body, typename TypeParam::policy>::bytes(D(10).capacity());
+    const std::size_t bytes =
+        layout::mapping<Body, typename TypeParam::policy>::bytes(D(10).capacity());
     fault_injection::fail_nth(1);
     EXPECT_THROW(D(10), layout::cuda::bad_alloc);
     EXPECT_TRUE(fault_injection::fired());
@@ -287,16 +306,32 @@ bool sorted_by_keys(const Case& c) {
 }
 
 struct sort_by_key_op {
-    template <class C> void operator()(C& c) const { (void)layout::cuda::sort_by_key(c.d_keys, c.dev); }
-    template <class C> bool done_right(const C& c) const { return sorted_by_keys(c); }
+    template <class C>
+    void operator()(C& c) const {
+        (void)layout::cuda::sort_by_key(c.d_keys, c.dev);
+    }
+    template <class C>
+    bool done_right(const C& c) const {
+        return sorted_by_keys(c);
+    }
 };
 struct bin_by_key_op {
-    template <class C> void operator()(C& c) const { (void)layout::cuda::bin_by_key(c.d_keys, C::bins, c.dev); }
-    template <class C> bool done_right(const C& c) const { return sorted_by_keys(c); }
+    template <class C>
+    void operator()(C& c) const {
+        (void)layout::cuda::bin_by_key(c.d_keys, C::bins, c.dev);
+    }
+    template <class C>
+    bool done_right(const C& c) const {
+        return sorted_by_keys(c);
+    }
 };
 struct permute_in_place_op {
-    template <class C> void operator()(C& c) const { layout::cuda::permute_in_place(c.dev, c.d_perm); }
-    template <class C> bool done_right(const C& c) const {
+    template <class C>
+    void operator()(C& c) const {
+        layout::cuda::permute_in_place(c.dev, c.d_perm);
+    }
+    template <class C>
+    bool done_right(const C& c) const {
         const auto got = contents(c.dev);
         for (std::size_t i = 0; i < n; ++i)
             if (!same(got[i], c.model[c.perm[i]])) return false;
@@ -304,8 +339,12 @@ struct permute_in_place_op {
     }
 };
 struct gather_op { // out[i] = dev[perm[i]]; the index check allocates a flag
-    template <class C> void operator()(C& c) const { layout::cuda::gather(c.dev, c.d_perm, c.out); }
-    template <class C> bool done_right(const C& c) const {
+    template <class C>
+    void operator()(C& c) const {
+        layout::cuda::gather(c.dev, c.d_perm, c.out);
+    }
+    template <class C>
+    bool done_right(const C& c) const {
         const auto got = contents(c.out);
         for (std::size_t i = 0; i < n; ++i)
             if (!same(got[i], c.model[c.perm[i]])) return false;
@@ -313,8 +352,14 @@ struct gather_op { // out[i] = dev[perm[i]]; the index check allocates a flag
     }
 };
 struct permute_op { // out = dev permuted; the permutation check allocates
-    template <class C> void operator()(C& c) const { layout::cuda::permute(c.dev, c.d_perm, c.out); }
-    template <class C> bool done_right(const C& c) const { return gather_op{}.done_right(c); }
+    template <class C>
+    void operator()(C& c) const {
+        layout::cuda::permute(c.dev, c.d_perm, c.out);
+    }
+    template <class C>
+    bool done_right(const C& c) const {
+        return gather_op{}.done_right(c);
+    }
 };
 
 TYPED_TEST(allocation_failure, algorithms_change_nothing_when_they_fail) {

@@ -77,7 +77,7 @@ struct same_offsets {
     __host__ __device__ bool operator()() const {
         using soa = layout::mapping<Nested, policy::soa>;
         using aosoa = layout::mapping<Nested, policy::aosoa<32>>;
-        return soa::offset(33, 6, 100) == 6 * (512 + 128) + 33 * 4 &&
+        return soa::offset(33, 6, 100) == 6 * (512 + 256) + 33 * 4 &&
                aosoa::offset(33, 6, 100) == aosoa::block_bytes + 6 * 128 + 1 * 4;
     }
 };
