@@ -1,12 +1,14 @@
 #!/usr/bin/env bash
 # One round on the H100 machine, inside one 10-minute call (the device tool runs it from the
 # repository root): build the GPU targets, run the GPU tests, the particles example (main job),
-# SASS comparison, the GPU benchmarks and the transpose example. scripts/device_sanitize.sh runs
+# SASS comparison, the transpose and gather_scatter examples and the GPU benchmarks. scripts/device_sanitize.sh runs
 # compute-sanitizer over the same build afterwards.
 # Every step has a time limit and writes to $OUT as it goes, so a slow step costs its own
 # result only. Files in $OUT (at most 8 come back): log.txt, particles.txt, sass.txt,
-# transpose.txt, bench.png, results.tgz (all logs and benchmark JSON).
-#   OUT=/some/dir bash scripts/device_round.sh     (BENCH=0: without the Google Benchmark suites)
+# transpose.txt, bench.png, results.tgz (every step's output and the benchmark JSON).
+#   OUT=/some/dir REV=$(git rev-parse --short HEAD) bash scripts/device_round.sh
+# BENCH=0 leaves out the Google Benchmark suites. REV names the commit in the log (the device
+# machine's copy of .git may be stale).
 set -uo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 OUT="${OUT:-$PWD/out}"
@@ -26,8 +28,10 @@ run() { # run LIMIT NAME COMMAND...: a step with a time limit; its output goes t
     return $rc
 }
 
-echo "== $(date -u +%Y-%m-%dT%H:%M:%SZ) $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader)"
-targets=(particles_gpu transpose copy_gpu drift_gpu one_field_gpu most_fields_gpu convert_gpu
+echo "== $(date -u +%Y-%m-%dT%H:%M:%SZ) commit ${REV:-unknown}," \
+     "$(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader)"
+targets=(particles_gpu transpose gather_scatter_gpu copy_gpu drift_gpu one_field_gpu most_fields_gpu
+         convert_gpu gather_gpu scatter_gpu
          gpu_device_test gpu_device_access_test gpu_convert_test gpu_algorithms_test
          gpu_interop_test gpu_allocation_failure_test readme_02_device readme_06_interop)
 run 60 configure cmake -S . -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=Release \
@@ -44,8 +48,10 @@ tail -12 "$RES/particles.txt"
 python3 bench/sass_compare.py "$(exe particles_gpu)" -o "$OUT/sass.txt" && grep -E "of [0-9]+ library" "$OUT/sass.txt"
 run 30 transpose "$(exe transpose)"
 cp "$RES/transpose.txt" "$OUT/"
+run 90 gather_scatter "$(exe gather_scatter_gpu)"
+tail -14 "$RES/gather_scatter.txt"
 if [[ "${BENCH:-1}" != 0 ]]; then
-    for b in copy_gpu drift_gpu one_field_gpu most_fields_gpu convert_gpu; do
+    for b in copy_gpu drift_gpu one_field_gpu most_fields_gpu convert_gpu gather_gpu scatter_gpu; do
         run 90 "$b" "$(exe $b)" --benchmark_format=json --benchmark_out="$RES/$b.json" \
             --benchmark_out_format=json --benchmark_min_time="$MIN_TIME"
     done

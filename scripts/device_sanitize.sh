@@ -4,7 +4,7 @@
 # Tests that move more than 2^31 elements are filtered out here (instrumented, they take
 # minutes each); they run uninstrumented in device_round.sh. Each run has a time limit; the
 # ERROR SUMMARY of every run goes to $OUT/sanitize.txt, the full logs to $OUT/sanitize.tgz.
-#   OUT=/some/dir bash scripts/device_sanitize.sh
+#   OUT=/some/dir REV=$(git rev-parse --short HEAD) bash scripts/device_sanitize.sh
 set -uo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 OUT="${OUT:-$PWD/out}"
@@ -17,7 +17,16 @@ exe() { find "$BUILD" -type f -name "$1" -perm -u+x -print -quit; }
 large='*more_than_2_to_the_31*:*indices_beyond_32_bits*'
 status=0
 
-echo "== $(date -u +%Y-%m-%dT%H:%M:%SZ) $(git rev-parse --short HEAD 2>/dev/null) compute-sanitizer $(compute-sanitizer --version | tail -1)" | tee -a "$summary"
+# The device machine gets a copy of the working tree whose .git may be stale: pass REV=<commit>.
+echo "== $(date -u +%Y-%m-%dT%H:%M:%SZ) commit ${REV:-unknown}," \
+     "$(compute-sanitizer --version | tail -1)" | tee -a "$summary"
+# Builds what is missing (nothing, right after scripts/device_round.sh on the same machine).
+cmake -S . -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 \
+    -DLAYOUT_BUILD_TESTS=ON -DLAYOUT_BUILD_EXAMPLES=ON > "$LOGS/configure.txt" 2>&1 &&
+    cmake --build "$BUILD" -j "$(nproc)" --target gpu_device_test gpu_device_access_test \
+        gpu_convert_test gpu_algorithms_test gpu_interop_test gpu_allocation_failure_test \
+        readme_02_device readme_06_interop particles_gpu transpose > "$LOGS/build.txt" 2>&1 ||
+    { echo "build failed"; tail -30 "$LOGS/build.txt"; exit 1; }
 check() { # check TOOL NAME COMMAND...
     local tool=$1 name=$2; shift 2
     local extra=()
