@@ -1,0 +1,76 @@
+/// \file algorithms/permute.hpp
+/// layout::permute and layout::permute_in_place in host memory: a gather whose indices are a
+/// permutation of [0, n) (checked with LAYOUT_CHECK_BOUNDS), into another view or in place.
+///
+///     // src = {a, b, c, d}, perm = {2, 0, 3, 1}
+///     layout::permute(src, perm, dst);            // dst = {c, a, d, b}
+///     layout::permute_in_place(particles, perm);  // the same, through a scratch copy
+///
+/// The contracts are in <layout/algorithms.hpp>.
+#pragma once
+
+#include "../config.hpp"
+#include "../copy.hpp"
+#include "../detail/algorithm_arguments.hpp"
+#include "../detail/algorithm_checks.hpp"
+#include "../memory.hpp"
+#include "../vector.hpp"
+#include "../view.hpp"
+#include "gather_scatter.hpp"
+
+#include <cstddef>
+#include <span>
+#include <type_traits>
+
+namespace layout {
+namespace detail {
+
+/// v[i] = v[perm[i]] for a validated permutation, through a scratch copy of v in its layout.
+template <class T, class L, class I>
+void permute_in_place_on_host(const view<T, L>& v, std::span<const I> perm) {
+    const std::size_t n = v.size();
+    if (n == 0) return;
+    vector<T, L, host_memory> scratch;
+    scratch.reserve(n);
+    const view<T, L> copy(scratch.view().storage(), n);
+    copy_same_layout_bytes(copy, view<const T, L>(v), n, &host_memory::copy_bytes);
+    gather_on_host(v, view<const T, L>(copy), perm);
+}
+
+} // namespace detail
+
+// ---- permute ----------------------------------------------------------------------------------
+
+/// dst[i] = src[perm[i]], where perm is a permutation of [0, n): gather with equal sizes. With
+/// LAYOUT_CHECK_BOUNDS, an index out of range or repeated stops the program.
+template <detail::viewable Src, detail::index_range Perm, detail::viewable Dst>
+void permute(Src&& src, Perm&& perm, Dst&& dst) {
+    const auto p = detail::index_span(perm);
+    const std::size_t n = detail::as_view(src).size(), m = detail::as_view(dst).size();
+    if (p.size() != n)
+        detail::throw_size_mismatch("layout::permute", p.size(), "indices", n, "the source");
+    if (p.size() != m)
+        detail::throw_size_mismatch("layout::permute", p.size(), "indices", m, "the destination");
+    detail::validate_permutation("permute index", p);
+    gather(src, p, dst);
+}
+
+/// v[i] = old v[perm[i]] for every i, through a scratch copy of v (same layout, n elements),
+/// so views of v stay valid. A container or a mutable view; perm as for permute.
+template <detail::viewable X, detail::index_range Perm>
+void permute_in_place(X&& x, Perm&& perm) {
+    static_assert(!detail::in_device_only_memory<X>(),
+                  "layout::permute_in_place: the container is in device memory; use "
+                  "layout::cuda::permute_in_place (<layout/cuda/algorithms.hpp>)");
+    const auto v = detail::as_view(x);
+    static_assert(!std::is_const_v<typename decltype(v)::element_type>,
+                  "layout::permute_in_place: the view or container is read-only");
+    const auto p = detail::index_span(perm);
+    if (p.size() != v.size())
+        detail::throw_size_mismatch("layout::permute_in_place", p.size(), "indices", v.size(),
+                                    "the view");
+    detail::validate_permutation("permute_in_place index", p);
+    detail::permute_in_place_on_host(v, p);
+}
+
+} // namespace layout

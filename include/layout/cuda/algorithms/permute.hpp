@@ -1,0 +1,116 @@
+/// \file cuda/algorithms/permute.hpp
+/// layout::cuda::permute and layout::cuda::permute_in_place: a gather whose indices are a
+/// permutation of [0, n) (checked with LAYOUT_CHECK_BOUNDS), into another view or in place
+/// through a stream-ordered scratch copy (detail::permute_scratch, which sort_by_key and
+/// bin_by_key allocate before they change the keys).
+///
+///     layout::cuda::permute(src, perm, dst);            // dst[i] = src[perm[i]]
+///     layout::cuda::permute_in_place(particles, perm);  // the same, through a scratch copy
+///
+/// The contracts are in <layout/cuda/algorithms.hpp>.
+#pragma once
+
+#if !defined(__CUDACC__)
+#  error "layout/cuda/algorithms/permute.hpp needs a CUDA compiler (nvcc)"
+#endif
+
+#include "../../config.hpp"
+#include "../../copy.hpp"
+#include "../../detail/algorithm_arguments.hpp"
+#include "../../detail/algorithm_checks.hpp"
+#include "../../policies.hpp"
+#include "../../view.hpp"
+#include "../detail/algorithm_checks.hpp"
+#include "../detail/device_ranges.hpp"
+#include "../detail/launch.hpp"
+#include "../error.hpp"
+#include "gather_scatter.hpp"
+
+#include <cuda_runtime.h>
+
+#include <cstddef>
+#include <type_traits>
+
+namespace layout::cuda {
+namespace detail {
+
+/// A stream-ordered scratch block with room for a copy of v in its own layout. Callers that
+/// change data before permuting (sort_by_key sorts the keys) allocate it first, so that an
+/// allocation failure throws before anything has changed.
+template <class T, class L>
+class permute_scratch {
+public:
+    permute_scratch(const layout::view<T, L>& v, cudaStream_t stream)
+        : v_(v), block_(mapping<T, L>::bytes(rounded(v.size())), stream) {}
+
+    /// v[i] = old v[perm[i]]: copies v into the scratch block, then gathers back from it.
+    template <class I>
+    void permute(const I* perm, cudaStream_t stream, const char* function) const {
+        const std::size_t n = v_.size();
+        if (n == 0) return;
+        const layout::view<T, L> copy(
+            layout::view<T, L>::storage_type::from_block(block_.get(), rounded(n)), n);
+        layout::detail::for_each_run(
+            copy, layout::view<const T, L>(v_), n, [&](void* d, const void* s, std::size_t bytes) {
+                check(cudaMemcpyAsync(d, s, bytes, cudaMemcpyDefault, stream), "cudaMemcpyAsync");
+            });
+        launch_gather(v_, layout::view<const T, L>(copy), perm, n, stream, function);
+    }
+
+private:
+    static std::size_t rounded(std::size_t n) { // AoSoA blocks are whole
+        if constexpr (requires { L::lanes; }) return (n + L::lanes - 1) / L::lanes * L::lanes;
+        return n;
+    }
+    layout::view<T, L> v_;
+    stream_buffer<std::byte> block_;
+};
+
+} // namespace detail
+
+// ---- permute ------------------------------------------------------------------------------------
+
+/// dst[i] = src[perm[i]] with perm a permutation of [0, n) (checked with LAYOUT_CHECK_BOUNDS).
+template <layout::detail::viewable Src, class I, layout::detail::viewable Dst>
+requires std::is_integral_v<I>
+void permute(Src&& src, const I* perm, std::size_t count, Dst&& dst, cudaStream_t stream = 0) {
+    constexpr const char* function = "layout::cuda::permute";
+    const auto [s, d] =
+        detail::check_device_move(function, src, dst, count, layout::detail::per_index::both);
+    detail::validate_permutation(function, perm, count, stream);
+    detail::launch_gather(d, s, perm, count, stream, function);
+}
+
+template <layout::detail::viewable Src, detail::device_index_range Perm,
+          layout::detail::viewable Dst>
+void permute(Src&& src, Perm&& perm, Dst&& dst, cudaStream_t stream = 0) {
+    const auto p = detail::device_span(perm);
+    cuda::permute(src, p.data(), p.size(), dst, stream);
+}
+
+/// x[i] = old x[perm[i]] through a scratch copy of x (same layout, stream-ordered), so views of
+/// x stay valid. Costs one device copy of x plus one gather.
+template <layout::detail::viewable X, class I>
+requires std::is_integral_v<I>
+void permute_in_place(X&& x, const I* perm, std::size_t count, cudaStream_t stream = 0) {
+    detail::check_device_container<X>();
+    const auto v = layout::detail::as_view(x);
+    static_assert(!std::is_const_v<typename decltype(v)::element_type>,
+                  "layout::cuda::permute_in_place: the view or container is read-only");
+    constexpr const char* function = "layout::cuda::permute_in_place";
+    if (count != v.size())
+        layout::detail::throw_size_mismatch(function, count, "indices", v.size(), "the view");
+#if LAYOUT_CHECK_BOUNDS
+    detail::check_views_accessible(function, v, v);
+#endif
+    detail::validate_permutation(function, perm, count, stream);
+    detail::permute_scratch(v, stream).permute(perm, stream, function);
+}
+
+template <layout::detail::viewable X, detail::device_index_range Perm>
+void permute_in_place(X&& x, Perm&& perm, cudaStream_t stream = 0) {
+    const auto p = detail::device_span(perm);
+    cuda::permute_in_place(x, p.data(), p.size(), stream);
+}
+
+} // namespace layout::cuda
