@@ -31,9 +31,10 @@ run() { # run LIMIT NAME COMMAND...: a step with a time limit; its output goes t
 echo "== $(date -u +%Y-%m-%dT%H:%M:%SZ) commit ${REV:-unknown}," \
      "$(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader)"
 targets=(particles_gpu transpose gather_scatter_gpu copy_gpu drift_gpu one_field_gpu most_fields_gpu
-         convert_gpu gather_gpu scatter_gpu view_kernel_gpu
+         convert_gpu gather_gpu scatter_gpu view_kernel_gpu per_thread_gpu
          gpu_device_test gpu_device_access_test gpu_convert_test gpu_algorithms_test
-         gpu_interop_test gpu_allocation_failure_test readme_02_device readme_06_interop)
+         gpu_interop_test gpu_allocation_failure_test gpu_for_each_test readme_02_device
+         readme_06_interop)
 run 60 configure cmake -S . -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=Release \
     -DCMAKE_CUDA_ARCHITECTURES=90 -DLAYOUT_BUILD_TESTS=ON -DLAYOUT_BUILD_EXAMPLES=ON \
     -DLAYOUT_BUILD_BENCHMARKS=ON
@@ -52,7 +53,7 @@ run 90 gather_scatter "$(exe gather_scatter_gpu)"
 tail -14 "$RES/gather_scatter.txt"
 if [[ "${BENCH:-1}" != 0 ]]; then
     for b in copy_gpu drift_gpu one_field_gpu most_fields_gpu convert_gpu gather_gpu scatter_gpu \
-             view_kernel_gpu; do
+             view_kernel_gpu per_thread_gpu; do
         run 90 "$b" "$(exe $b)" --benchmark_format=json --benchmark_out="$RES/$b.json" \
             --benchmark_out_format=json --benchmark_min_time="$MIN_TIME"
     done

@@ -25,6 +25,7 @@ cmake -S . -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITEC
     -DLAYOUT_BUILD_TESTS=ON -DLAYOUT_BUILD_EXAMPLES=ON > "$LOGS/configure.txt" 2>&1 &&
     cmake --build "$BUILD" -j "$(nproc)" --target gpu_device_test gpu_device_access_test \
         gpu_convert_test gpu_algorithms_test gpu_interop_test gpu_allocation_failure_test \
+        gpu_for_each_test \
         readme_02_device readme_06_interop particles_gpu transpose > "$LOGS/build.txt" 2>&1 ||
     { echo "build failed"; tail -30 "$LOGS/build.txt"; exit 1; }
 check() { # check TOOL NAME COMMAND...
@@ -47,7 +48,7 @@ check() { # check TOOL NAME COMMAND...
 }
 
 tests=(gpu_device_test gpu_device_access_test gpu_convert_test gpu_algorithms_test gpu_interop_test
-       gpu_allocation_failure_test readme_02_device readme_06_interop)
+       gpu_allocation_failure_test gpu_for_each_test readme_02_device readme_06_interop)
 for tool in memcheck racecheck initcheck; do
     for t in "${tests[@]}"; do
         path=$(exe "$t")

@@ -1,14 +1,21 @@
 /// \file cuda/for_each.hpp
-/// Runs an element-wise kernel over a view on the GPU: one thread per element, f(v, i).
+/// Runs an element-wise kernel over a view on the GPU: f(v, i) for every i.
 ///
 ///     layout::cuda::for_each_index(dev.view(), drift{0.01f});      // same functor as the host
+///     layout::cuda::for_each_index<4>(dev.view(), drift{0.01f});   // 4 elements per thread
 ///
-/// The kernel is shaped like a hand-written one (i = blockIdx.x * blockDim.x + threadIdx.x;
-/// if (i < n)) and receives the view's pointers as separate __restrict__ parameters, one per
-/// SoA column, so the compiler knows what a hand-written kernel's signature tells it: a store
-/// to one column never changes another. (A view passed whole is a struct, and nvcc ignores
-/// __restrict__ on struct members: a kernel that writes some columns and then reads others
-/// would reload them.)
+/// With one element per thread (the default) the kernel is shaped like a hand-written one
+/// (i = blockIdx.x * blockDim.x + threadIdx.x; if (i < n)) and receives the view's pointers as
+/// separate __restrict__ parameters, one per SoA column, so the compiler knows what a
+/// hand-written kernel's signature tells it: a store to one column never changes another. (A
+/// view passed whole is a struct, and nvcc ignores __restrict__ on struct members: a kernel that
+/// writes some columns and then reads others would reload them.)
+///
+/// With PerThread = 2, 4 or 8, each thread runs f on PerThread consecutive elements. Under SoA,
+/// where every column is aligned to PerThread elements (always, for layout's own containers),
+/// the kernel tells the compiler so, and it turns the PerThread accesses to a column into one
+/// vector access (LDG.64 / LDG.128): on an H100 a SoA drift went from 96% to 98-99% of a float4
+/// copy. Views whose columns are not aligned so run the one-element kernel instead.
 #pragma once
 
 #if !defined(__CUDACC__)
@@ -23,6 +30,7 @@
 #include <cuda_runtime.h>
 
 #include <cstddef>
+#include <cstdint>
 #include <stdexcept>
 #include <type_traits>
 #include <utility>
@@ -75,19 +83,71 @@ __global__ void for_each_index_kernel(F f, std::size_t n, Pointee* LAYOUT_RESTRI
     if (i < n) f(pointer_pack<T, Layout>::rebuild(n, pointers...), i);
 }
 
+/// PerThread consecutive elements per thread. Aligned: every pointer is aligned to PerThread
+/// of its elements (checked on the host), which the compiler is told.
+LAYOUT_EXEC_CHECK_DISABLE
+template <class T, class Layout, std::size_t PerThread, bool Aligned, class F, class... Pointee>
+__global__ void for_each_index_block_kernel(F f, std::size_t n,
+                                            Pointee* LAYOUT_RESTRICT... pointers) {
+    const auto v = [&] {
+        if constexpr (Aligned)
+            return pointer_pack<T, Layout>::rebuild(
+                n, static_cast<Pointee*>(
+                       __builtin_assume_aligned(pointers, PerThread * sizeof(Pointee)))...);
+        else
+            return pointer_pack<T, Layout>::rebuild(n, pointers...);
+    }();
+    const std::size_t first = (std::size_t{blockIdx.x} * blockDim.x + threadIdx.x) * PerThread;
+    if (first + PerThread <= n) {
+        LAYOUT_UNROLL
+        for (std::size_t k = 0; k < PerThread; ++k) f(v, first + k);
+    } else { // the last thread with work, when PerThread does not divide n
+        LAYOUT_UNROLL
+        for (std::size_t k = 0; k < PerThread - 1; ++k)
+            if (first + k < n) f(v, first + k);
+    }
+}
+
+/// Whether every pointer is aligned to `elements` of its pointee.
+template <class... Pointee>
+bool aligned_to(std::size_t elements, Pointee*... pointers) {
+    return ((reinterpret_cast<std::uintptr_t>(pointers) % (elements * sizeof(Pointee)) == 0) &&
+            ...);
+}
+
 } // namespace detail
 
-/// Launches f(v, i) for every i on stream (asynchronous, like a kernel launch).
-template <class T, class Layout, class F>
+/// Launches f(v, i) for every i on stream (asynchronous, like a kernel launch), PerThread
+/// consecutive elements per thread (1, 2, 4 or 8), `block` threads per block.
+template <std::size_t PerThread = 1, class T, class Layout, class F>
 void for_each_index(const view<T, Layout>& v, const F& f, cudaStream_t stream = 0,
                     unsigned block = 256) {
+    static_assert(PerThread == 1 || PerThread == 2 || PerThread == 4 || PerThread == 8,
+                  "layout: for_each_index<PerThread>: PerThread is 1, 2, 4 or 8");
     if (v.size() == 0) return;
-    const std::size_t blocks = (v.size() + block - 1) / block;
+    const std::size_t threads = (v.size() + PerThread - 1) / PerThread;
+    const std::size_t blocks = (threads + block - 1) / block;
     if (blocks > 0x7fffffffu)
         throw std::length_error("layout::cuda::for_each_index: too many elements for one grid");
-    detail::pointer_pack<T, Layout>::apply(v, [&](auto*... pointers) {
-        detail::for_each_index_kernel<T, Layout>
-            <<<static_cast<unsigned>(blocks), block, 0, stream>>>(f, v.size(), pointers...);
+    const dim3 grid(static_cast<unsigned>(blocks));
+    detail::pointer_pack<T, Layout>::apply(v, [&]<class... Pointee>(Pointee*... pointers) {
+        if constexpr (PerThread == 1) {
+            detail::for_each_index_kernel<T, Layout>
+                <<<grid, block, 0, stream>>>(f, v.size(), pointers...);
+        } else if constexpr (std::is_same_v<Layout, policy::soa>) {
+            if (detail::aligned_to(PerThread, pointers...))
+                detail::for_each_index_block_kernel<T, Layout, PerThread, true>
+                    <<<grid, block, 0, stream>>>(f, v.size(), pointers...);
+            else
+                detail::for_each_index_kernel<T, Layout>
+                    <<<dim3(static_cast<unsigned>((v.size() + block - 1) / block)), block, 0,
+                       stream>>>(f, v.size(), pointers...);
+        } else {
+            // AoS and AoSoA: an element's leaves are not next to the next element's, so there
+            // is nothing to vectorize; the threads just do more each.
+            detail::for_each_index_block_kernel<T, Layout, PerThread, false>
+                <<<grid, block, 0, stream>>>(f, v.size(), pointers...);
+        }
     });
     check_launch("layout::cuda::for_each_index");
 }

@@ -1,0 +1,115 @@
+// layout::cuda::for_each_index<PerThread> against the host's layout::for_each_index with the
+// same functor, for every layout, three element types, PerThread 1, 2, 4 and 8, and sizes that
+// PerThread does not divide; and SoA views whose columns are not aligned to PerThread elements
+// (the launch falls back to one element per thread). Skips where there is no GPU.
+
+#include "../host/test_types.hpp"
+#include "gpu_test.hpp"
+
+#include <layout/layout.hpp>
+
+#include <cuda_runtime.h>
+
+#include <cstddef>
+#include <random>
+#include <string>
+#include <vector>
+
+namespace {
+
+using namespace layout_test;
+
+/// Changes every leaf of element i from the others and from i: a thread that ran the wrong
+/// element, ran one twice or skipped one leaves a difference.
+struct update {
+    LAYOUT_HOST_DEVICE void apply(Particle& p, std::size_t i) const {
+        p.x += p.vx * 0.25f;
+        p.y += p.vy * 0.25f;
+        p.z += p.vz * 0.25f;
+        p.mass = static_cast<float>(i % 1000);
+        p.charge = -p.charge;
+    }
+    LAYOUT_HOST_DEVICE void apply(Mixed& m, std::size_t i) const {
+        m.d += static_cast<double>(i);
+        m.i = m.i / 2 + static_cast<int>(i % 7);
+        m.c = static_cast<char>(m.c ^ 1);
+        m.b = !m.b;
+        m.s = static_cast<short>(m.s / 2 + 3);
+    }
+    LAYOUT_HOST_DEVICE void apply(Body& b, std::size_t i) const {
+        b.pos.x += b.vel[0] * 0.5f;
+        b.id = static_cast<int>(i);
+        b.pair[1].z = b.pos.y;
+        b.w *= 2.0;
+    }
+    template <class View>
+    LAYOUT_HOST_DEVICE void operator()(const View& v, std::size_t i) const {
+        auto value = v[i].load();
+        apply(value, i);
+        v[i] = value;
+    }
+};
+
+template <class C>
+class cuda_for_each : public gpu_test {};
+TYPED_TEST_SUITE(cuda_for_each, all_combos, combo_names);
+
+template <std::size_t PerThread, class T, class Policy>
+void check_per_thread(const std::vector<T>& values) {
+    SCOPED_TRACE("PerThread " + std::to_string(PerThread) + ", n " + std::to_string(values.size()));
+    layout::vector<T, Policy> host(values.begin(), values.end());
+    layout::vector<T, Policy, layout::cuda::device_memory> dev = host;
+    layout::for_each_index(host.view(), update{});
+    layout::cuda::for_each_index<PerThread>(dev.view(), update{});
+    ASSERT_TRUE(check_cuda(cudaDeviceSynchronize(), "for_each_index"));
+    const layout::vector<T, Policy> back = dev;
+    EXPECT_TRUE(view_matches(back, to_std(host)));
+}
+
+TYPED_TEST(cuda_for_each, every_element_once_for_every_per_thread_count) {
+    using T = typename TypeParam::value_type;
+    using P = typename TypeParam::policy;
+    std::mt19937 g(31);
+    for (const std::size_t n : {0, 1, 7, 33, 1000, 4099}) {
+        const auto values = random_values<T>(g, n);
+        check_per_thread<1, T, P>(values);
+        check_per_thread<2, T, P>(values);
+        check_per_thread<4, T, P>(values);
+        check_per_thread<8, T, P>(values);
+    }
+}
+
+/// A SoA view of elements 1 .. n-1 of a container: every column starts one element past an
+/// aligned address, so no PerThread > 1 is aligned and the launch takes the one-element kernel.
+template <std::size_t PerThread, class T>
+void check_unaligned_soa(const std::vector<T>& values) {
+    SCOPED_TRACE("PerThread " + std::to_string(PerThread) + ", unaligned columns");
+    using soa = layout::policy::soa;
+    layout::vector<T, soa, layout::cuda::device_memory> dev =
+        layout::vector<T, soa>(values.begin(), values.end());
+    auto storage = dev.view().storage();
+    for (std::size_t l = 0; l < layout::leaf_count_v<T>; ++l)
+        storage.columns[l] =
+            static_cast<std::byte*>(storage.columns[l]) + layout::detail::leaf_table<T>[l].size;
+    const layout::view<T, soa> tail(storage, values.size() - 1);
+    layout::cuda::for_each_index<PerThread>(tail, update{});
+    ASSERT_TRUE(check_cuda(cudaDeviceSynchronize(), "for_each_index"));
+
+    std::vector<T> want = values; // element 0 untouched, element k + 1 updated as index k
+    for (std::size_t k = 0; k + 1 < want.size(); ++k) update{}.apply(want[k + 1], k);
+    const layout::vector<T, soa> back = dev;
+    EXPECT_TRUE(view_matches(back, want));
+}
+
+TYPED_TEST(cuda_for_each, soa_columns_not_aligned_to_per_thread_still_run_every_element) {
+    using T = typename TypeParam::value_type;
+    if (!std::is_same_v<typename TypeParam::policy, layout::policy::soa>)
+        GTEST_SKIP() << "SoA only";
+    std::mt19937 g(32);
+    const auto values = random_values<T>(g, 1001);
+    check_unaligned_soa<2, T>(values);
+    check_unaligned_soa<4, T>(values);
+    check_unaligned_soa<8, T>(values);
+}
+
+} // namespace
