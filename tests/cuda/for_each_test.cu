@@ -1,7 +1,7 @@
 // layout::cuda::for_each_index<PerThread> against the host's layout::for_each_index with the
 // same functor, for every layout, three element types, PerThread 1, 2, 4 and 8, and sizes that
 // PerThread does not divide; and SoA views whose columns are not aligned to PerThread elements
-// (the launch falls back to one element per thread). Skips where there is no GPU.
+// (the launch gives each thread elements a block apart instead). Skips where there is no GPU.
 
 #include "../host/test_types.hpp"
 #include "gpu_test.hpp"
@@ -80,7 +80,7 @@ TYPED_TEST(cuda_for_each, every_element_once_for_every_per_thread_count) {
 }
 
 /// A SoA view of elements 1 .. n-1 of a container: every column starts one element past an
-/// aligned address, so no PerThread > 1 is aligned and the launch takes the one-element kernel.
+/// aligned address, so no PerThread > 1 is aligned and the launch takes the block-strided kernel.
 template <std::size_t PerThread, class T>
 void check_unaligned_soa(const std::vector<T>& values) {
     SCOPED_TRACE("PerThread " + std::to_string(PerThread) + ", unaligned columns");

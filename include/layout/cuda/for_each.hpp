@@ -11,11 +11,13 @@
 /// view passed whole is a struct, and nvcc ignores __restrict__ on struct members: a kernel that
 /// writes some columns and then reads others would reload them.)
 ///
-/// With PerThread = 2, 4 or 8, each thread runs f on PerThread consecutive elements. Under SoA,
-/// where every column is aligned to PerThread elements (always, for layout's own containers),
-/// the kernel tells the compiler so, and it turns the PerThread accesses to a column into one
-/// vector access (LDG.64 / LDG.128): on an H100 a SoA drift went from 96% to 98-99% of a float4
-/// copy. Views whose columns are not aligned so run the one-element kernel instead.
+/// With PerThread = 2, 4 or 8, each thread runs f on PerThread elements. Under SoA, where every
+/// column is aligned to PerThread elements (always, for layout's own containers), they are
+/// consecutive, the kernel tells the compiler the alignment, and it turns the PerThread accesses
+/// to a column into one vector access (LDG.64 / LDG.128): on an H100 a SoA drift went from 95%
+/// to 99% of a float4 copy with 2 or 4 per thread (8 was slower: 76%). Under AoS and AoSoA, and
+/// for SoA views whose columns are not so aligned, the elements of a thread are blockDim.x
+/// apart instead, so that the accesses stay coalesced; there is nothing to vectorize.
 #pragma once
 
 #if !defined(__CUDACC__)
@@ -83,28 +85,36 @@ __global__ void for_each_index_kernel(F f, std::size_t n, Pointee* LAYOUT_RESTRI
     if (i < n) f(pointer_pack<T, Layout>::rebuild(n, pointers...), i);
 }
 
-/// PerThread consecutive elements per thread. Aligned: every pointer is aligned to PerThread
-/// of its elements (checked on the host), which the compiler is told.
+/// PerThread elements per thread. Consecutive (SoA with every column aligned to PerThread of
+/// its elements, which the compiler is told: the accesses to a column merge into one vector
+/// access), or blockDim.x apart (otherwise: a warp still reads one element after the other,
+/// coalesced; consecutive elements per thread would spread a warp's accesses PerThread times
+/// wider, which made an AoS drift 1.8x slower with four per thread).
 LAYOUT_EXEC_CHECK_DISABLE
-template <class T, class Layout, std::size_t PerThread, bool Aligned, class F, class... Pointee>
+template <class T, class Layout, std::size_t PerThread, bool Consecutive, class F,
+          class... Pointee>
 __global__ void for_each_index_block_kernel(F f, std::size_t n,
                                             Pointee* LAYOUT_RESTRICT... pointers) {
-    const auto v = [&] {
-        if constexpr (Aligned)
-            return pointer_pack<T, Layout>::rebuild(
-                n, static_cast<Pointee*>(
-                       __builtin_assume_aligned(pointers, PerThread * sizeof(Pointee)))...);
-        else
-            return pointer_pack<T, Layout>::rebuild(n, pointers...);
-    }();
-    const std::size_t first = (std::size_t{blockIdx.x} * blockDim.x + threadIdx.x) * PerThread;
-    if (first + PerThread <= n) {
+    if constexpr (Consecutive) {
+        const auto v = pointer_pack<T, Layout>::rebuild(
+            n, static_cast<Pointee*>(
+                   __builtin_assume_aligned(pointers, PerThread * sizeof(Pointee)))...);
+        const std::size_t first =
+            (std::size_t{blockIdx.x} * blockDim.x + threadIdx.x) * PerThread;
+        if (first + PerThread <= n) {
+            LAYOUT_UNROLL
+            for (std::size_t k = 0; k < PerThread; ++k) f(v, first + k);
+        } else { // the last thread with work, when PerThread does not divide n
+            LAYOUT_UNROLL
+            for (std::size_t k = 0; k < PerThread - 1; ++k)
+                if (first + k < n) f(v, first + k);
+        }
+    } else {
+        const auto v = pointer_pack<T, Layout>::rebuild(n, pointers...);
+        const std::size_t first = std::size_t{blockIdx.x} * blockDim.x * PerThread + threadIdx.x;
         LAYOUT_UNROLL
-        for (std::size_t k = 0; k < PerThread; ++k) f(v, first + k);
-    } else { // the last thread with work, when PerThread does not divide n
-        LAYOUT_UNROLL
-        for (std::size_t k = 0; k < PerThread - 1; ++k)
-            if (first + k < n) f(v, first + k);
+        for (std::size_t k = 0; k < PerThread; ++k)
+            if (first + k * blockDim.x < n) f(v, first + k * blockDim.x);
     }
 }
 
@@ -134,17 +144,14 @@ void for_each_index(const view<T, Layout>& v, const F& f, cudaStream_t stream = 
         if constexpr (PerThread == 1) {
             detail::for_each_index_kernel<T, Layout>
                 <<<grid, block, 0, stream>>>(f, v.size(), pointers...);
-        } else if constexpr (std::is_same_v<Layout, policy::soa>) {
-            if (detail::aligned_to(PerThread, pointers...))
-                detail::for_each_index_block_kernel<T, Layout, PerThread, true>
-                    <<<grid, block, 0, stream>>>(f, v.size(), pointers...);
-            else
-                detail::for_each_index_kernel<T, Layout>
-                    <<<dim3(static_cast<unsigned>((v.size() + block - 1) / block)), block, 0,
-                       stream>>>(f, v.size(), pointers...);
         } else {
-            // AoS and AoSoA: an element's leaves are not next to the next element's, so there
-            // is nothing to vectorize; the threads just do more each.
+            if constexpr (std::is_same_v<Layout, policy::soa>) {
+                if (detail::aligned_to(PerThread, pointers...)) {
+                    detail::for_each_index_block_kernel<T, Layout, PerThread, true>
+                        <<<grid, block, 0, stream>>>(f, v.size(), pointers...);
+                    return;
+                }
+            }
             detail::for_each_index_block_kernel<T, Layout, PerThread, false>
                 <<<grid, block, 0, stream>>>(f, v.size(), pointers...);
         }
