@@ -22,35 +22,41 @@
 
 namespace bench {
 
+/// Registers `name`: launch(v, k) enqueues iteration k (0 for the warm-up launch, then 1, 2, ...)
+/// on the view v of the input in layout L in device memory, timed with CUDA events.
+template <class L, class T, class Launch>
+void add_launch(const std::string& name, std::size_t n, T (*make)(std::uint64_t, std::size_t),
+                std::size_t useful_bytes_per_element, Launch launch) {
+    benchmark::RegisterBenchmark(
+        name.c_str(),
+        [=](benchmark::State& state) {
+            try {
+                const auto v =
+                    inputs<T, layout::cuda::device_memory>(n, make).template get<L>().view();
+                std::size_t k = 0;
+                time_launches(state, [&] { launch(v, k++); });
+                state.SetBytesProcessed(static_cast<std::int64_t>(state.iterations()) *
+                                        static_cast<std::int64_t>(n * useful_bytes_per_element));
+                state.counters["elements"] = static_cast<double>(n);
+            } catch (const std::exception& e) {
+                state.SkipWithError(e.what());
+            }
+        })
+        ->UseManualTime()
+        ->Unit(benchmark::kMicrosecond);
+}
+
 /// Registers "<kernel>/<variant>" for the six variants; functor(k) is the functor of iteration k.
 template <class T, class Functor>
 void add_variants(const std::string& kernel, std::size_t n, T (*make)(std::uint64_t, std::size_t),
                   std::size_t useful_bytes_per_element, Functor functor) {
     for_each_variant(kernel, [&]<class L>(const std::string& name, bool raw, L) {
-        benchmark::RegisterBenchmark(
-            name.c_str(),
-            [=](benchmark::State& state) {
-                try {
-                    const auto v =
-                        inputs<T, layout::cuda::device_memory>(n, make).template get<L>().view();
-                    std::size_t k = 0; // 0 for the warm-up launch, then 1, 2, ...
-                    time_launches(state, [&] {
-                        if (raw)
-                            particles::gpu_raw_runner{}(functor(k), v);
-                        else
-                            layout::cuda::for_each_index(v, functor(k));
-                        ++k;
-                    });
-                    state.SetBytesProcessed(
-                        static_cast<std::int64_t>(state.iterations()) *
-                        static_cast<std::int64_t>(n * useful_bytes_per_element));
-                    state.counters["elements"] = static_cast<double>(n);
-                } catch (const std::exception& e) {
-                    state.SkipWithError(e.what());
-                }
-            })
-            ->UseManualTime()
-            ->Unit(benchmark::kMicrosecond);
+        add_launch<L>(name, n, make, useful_bytes_per_element, [=](const auto& v, std::size_t k) {
+            if (raw)
+                particles::gpu_raw_runner{}(functor(k), v);
+            else
+                layout::cuda::for_each_index(v, functor(k));
+        });
     });
 }
 

@@ -7,30 +7,12 @@
 namespace {
 
 template <std::size_t PerThread, class L>
-void add_per_thread(std::size_t n, L) {
-    const std::string name =
-        "drift/" + std::string(particles::layout_name(L{})) + "_x" + std::to_string(PerThread);
-    benchmark::RegisterBenchmark(
-        name.c_str(),
-        [n](benchmark::State& state) {
-            try {
-                const auto v = bench::inputs<Particle, layout::cuda::device_memory>(
-                                   n, particles::random_particle)
-                                   .template get<L>()
-                                   .view();
-                bench::time_launches(state, [&] {
-                    layout::cuda::for_each_index<PerThread>(v, particles::drift_params);
-                });
-                state.SetBytesProcessed(
-                    static_cast<std::int64_t>(state.iterations()) *
-                    static_cast<std::int64_t>(n * drift::bytes().useful_bytes()));
-                state.counters["elements"] = static_cast<double>(n);
-            } catch (const std::exception& e) {
-                state.SkipWithError(e.what());
-            }
-        })
-        ->UseManualTime()
-        ->Unit(benchmark::kMicrosecond);
+void add_per_thread(std::size_t n) {
+    bench::add_launch<L>(
+        "drift/" + std::string(particles::layout_name(L{})) + "_x" + std::to_string(PerThread), n,
+        particles::random_particle, drift::bytes().useful_bytes(), [](const auto& v, std::size_t) {
+            layout::cuda::for_each_index<PerThread>(v, particles::drift_params);
+        });
 }
 
 } // namespace
@@ -40,10 +22,10 @@ int main(int argc, char** argv) {
         bench::add_variants<Particle>("drift", n, particles::random_particle,
                                       drift::bytes().useful_bytes(),
                                       [](std::size_t) { return particles::drift_params; });
-        const auto add = [n](auto layout) {
-            add_per_thread<2>(n, layout);
-            add_per_thread<4>(n, layout);
-            add_per_thread<8>(n, layout);
+        const auto add = [n]<class L>(L) {
+            add_per_thread<2, L>(n);
+            add_per_thread<4, L>(n);
+            add_per_thread<8, L>(n);
         };
         add(bench::aos{});
         add(bench::soa{});

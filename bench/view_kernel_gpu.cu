@@ -27,30 +27,13 @@ int main(int argc, char** argv) {
                                       drift::bytes().useful_bytes(),
                                       [](std::size_t) { return particles::drift_params; });
         const auto add = [n]<class L>(L) {
-            const std::string name = std::string("drift/whole_view_") + particles::layout_name(L{});
-            benchmark::RegisterBenchmark(
-                name.c_str(),
-                [n](benchmark::State& state) {
-                    try {
-                        const auto v = bench::inputs<Particle, layout::cuda::device_memory>(
-                                           n, particles::random_particle)
-                                           .template get<L>()
-                                           .view();
-                        const unsigned blocks = particles::blocks_for(n);
-                        bench::time_launches(state, [&] {
-                            drift_whole_view<<<blocks, particles::threads_per_block>>>(
-                                v, particles::drift_params.dt);
-                        });
-                        state.SetBytesProcessed(
-                            static_cast<std::int64_t>(state.iterations()) *
-                            static_cast<std::int64_t>(n * drift::bytes().useful_bytes()));
-                        state.counters["elements"] = static_cast<double>(n);
-                    } catch (const std::exception& e) {
-                        state.SkipWithError(e.what());
-                    }
-                })
-                ->UseManualTime()
-                ->Unit(benchmark::kMicrosecond);
+            bench::add_launch<L>(std::string("drift/whole_view_") + particles::layout_name(L{}), n,
+                                 particles::random_particle, drift::bytes().useful_bytes(),
+                                 [](const auto& v, std::size_t) {
+                                     drift_whole_view<<<particles::blocks_for(v.size()),
+                                                        particles::threads_per_block>>>(
+                                         v, particles::drift_params.dt);
+                                 });
         };
         add(bench::aos{});
         add(bench::soa{});

@@ -60,34 +60,6 @@ device_vector<T, Policy> device_from(const std::vector<T>& values) {
     return host_vector<T, Policy>(values.begin(), values.end());
 }
 
-template <class I>
-std::vector<I> random_indices(std::mt19937& g, std::size_t count, std::size_t bound) {
-    std::vector<I> idx(count);
-    if (bound == 0) return idx;
-    std::uniform_int_distribution<std::size_t> pick(0, bound - 1);
-    for (auto& i : idx) i = static_cast<I>(pick(g));
-    return idx;
-}
-
-template <class I>
-std::vector<I> random_permutation(std::mt19937& g, std::size_t n) {
-    std::vector<I> p(n);
-    std::iota(p.begin(), p.end(), I{0});
-    std::shuffle(p.begin(), p.end(), g);
-    return p;
-}
-
-template <class T>
-::testing::AssertionResult same_values(const std::vector<T>& got, const std::vector<T>& want) {
-    if (got.size() != want.size())
-        return ::testing::AssertionFailure() << "size " << got.size() << ", want " << want.size();
-    for (std::size_t i = 0; i < want.size(); ++i)
-        if (!same(got[i], want[i]))
-            return ::testing::AssertionFailure()
-                   << "element " << i << " is " << got[i] << ", want " << want[i];
-    return ::testing::AssertionSuccess();
-}
-
 /// Every leaf as a double (exact for every leaf type of the test structs).
 template <class T>
 std::vector<double> leaves(const T& value) {

@@ -7,6 +7,7 @@
 // buffers of cross-layout copies, scratch of permute_in_place, CUB temporaries of sort_by_key).
 
 #include "../host/test_types.hpp"
+#include "device_containers.hpp"
 #include "fault_injection.hpp"
 #include "gpu_test.hpp"
 
@@ -28,12 +29,6 @@ namespace {
 
 using namespace layout_test;
 
-template <class L, class T>
-using device_container = layout::vector<T, typename L::policy, layout::cuda::device_memory>;
-template <class L, class T>
-using pinned_container = layout::vector<T, typename L::policy, layout::cuda::pinned_memory>;
-template <class L, class T>
-using host_container = typename L::template container<T>;
 /// The other layout a cross-layout case converts to or from.
 template <class L>
 using other_layout = std::conditional_t<std::is_same_v<L, aos_layout>, soa_layout, aos_layout>;
@@ -43,14 +38,6 @@ template <class T, class Policy, class Memory>
 std::vector<T> contents(const layout::vector<T, Policy, Memory>& c) {
     const layout::vector<T, Policy, layout::host_memory> h = c;
     return to_std(h);
-}
-
-template <class T>
-bool same_vectors(const std::vector<T>& a, const std::vector<T>& b) {
-    if (a.size() != b.size()) return false;
-    for (std::size_t i = 0; i < a.size(); ++i)
-        if (!same(a[i], b[i])) return false;
-    return true;
 }
 
 /// Runs a fresh Case (constructed from args) with the k-th allocation failing, for k = 1, 2, ...
@@ -120,9 +107,9 @@ struct container_case {
     }
     void op() { operation(dev); }
     bool unchanged() const {
-        return dev.capacity() == capacity && same_vectors(contents(dev), model);
+        return dev.capacity() == capacity && same_values(contents(dev), model);
     }
-    bool done_right() const { return same_vectors(contents(dev), expected); }
+    bool done_right() const { return static_cast<bool>(same_values(contents(dev), expected)); }
 };
 
 struct reserve_more {
@@ -171,10 +158,10 @@ struct assign_case {
 
     void op() { dst = src; }
     bool unchanged() const {
-        return dst.capacity() == capacity && same_vectors(contents(dst), model) &&
-               same_vectors(contents(src), incoming);
+        return dst.capacity() == capacity && same_values(contents(dst), model) &&
+               same_values(contents(src), incoming);
     }
-    bool done_right() const { return same_vectors(contents(dst), incoming); }
+    bool done_right() const { return static_cast<bool>(same_values(contents(dst), incoming)); }
 };
 
 /// Dst d = src: a failed construction leaves src as it was and leaks nothing.
@@ -185,8 +172,8 @@ struct construct_case {
     std::optional<Dst> dst;
 
     void op() { dst.emplace(src); }
-    bool unchanged() const { return !dst && same_vectors(contents(src), incoming); }
-    bool done_right() const { return dst && same_vectors(contents(*dst), incoming); }
+    bool unchanged() const { return !dst && same_values(contents(src), incoming); }
+    bool done_right() const { return dst && same_values(contents(*dst), incoming); }
 };
 
 template <class L>
@@ -241,12 +228,12 @@ TYPED_TEST(allocation_failure, pinned_containers_grow_or_stay) {
         Body extra = values(5, 1)[0];
         void op() { pinned.push_back(extra); } // capacity == size: it reallocates
         bool unchanged() const {
-            return pinned.capacity() == capacity && same_vectors(to_std(pinned), model);
+            return pinned.capacity() == capacity && same_values(to_std(pinned), model);
         }
         bool done_right() const {
             auto m = model;
             m.push_back(extra);
-            return same_vectors(to_std(pinned), m);
+            return static_cast<bool>(same_values(to_std(pinned), m));
         }
     };
     check_every_failure<push_past_capacity>("pinned push_back");
@@ -280,8 +267,8 @@ struct algorithm_case {
 
     void op() { Algorithm{}(*this); }
     bool unchanged() const {
-        return same_vectors(contents(dev), model) && contents(d_keys) == keys &&
-               same_vectors(contents(out), out_before);
+        return same_values(contents(dev), model) && contents(d_keys) == keys &&
+               same_values(contents(out), out_before);
     }
     bool done_right() const { return Algorithm{}.done_right(*this); }
 };

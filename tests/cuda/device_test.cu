@@ -4,6 +4,7 @@
 // shrink_to_fit, device out-of-memory, and pinned host memory. Skips where there is no GPU.
 
 #include "../host/test_types.hpp"
+#include "device_containers.hpp"
 #include "gpu_test.hpp"
 
 #include <layout/layout.hpp>
@@ -18,13 +19,6 @@
 namespace {
 
 using namespace layout_test;
-
-template <class L, class T>
-using device_container = layout::vector<T, typename L::policy, layout::cuda::device_memory>;
-template <class L, class T>
-using pinned_container = layout::vector<T, typename L::policy, layout::cuda::pinned_memory>;
-template <class L, class T>
-using host_container = typename L::template container<T>;
 
 static_assert(std::is_same_v<layout::cuda::soa_vector<Particle>,
                              device_container<soa_layout, Particle>>);

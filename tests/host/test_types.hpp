@@ -15,9 +15,11 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <array>
 #include <cstddef>
 #include <iterator>
+#include <numeric>
 #include <ostream>
 #include <random>
 #include <string>
@@ -192,6 +194,37 @@ std::vector<T> random_values(std::mt19937& g, std::size_t n) {
     values.reserve(n);
     for (std::size_t i = 0; i < n; ++i) values.push_back(random_value<T>(g));
     return values;
+}
+
+/// count indices in [0, bound), uniformly (all 0 when bound is 0).
+template <class I>
+std::vector<I> random_indices(std::mt19937& g, std::size_t count, std::size_t bound) {
+    std::vector<I> idx(count);
+    if (bound == 0) return idx;
+    std::uniform_int_distribution<std::size_t> pick(0, bound - 1);
+    for (auto& i : idx) i = static_cast<I>(pick(g));
+    return idx;
+}
+
+/// A random permutation of 0 .. n-1.
+template <class I>
+std::vector<I> random_permutation(std::mt19937& g, std::size_t n) {
+    std::vector<I> p(n);
+    std::iota(p.begin(), p.end(), I{0});
+    std::shuffle(p.begin(), p.end(), g);
+    return p;
+}
+
+/// Two std::vectors of elements, leafwise, naming the first difference.
+template <class T>
+::testing::AssertionResult same_values(const std::vector<T>& got, const std::vector<T>& want) {
+    if (got.size() != want.size())
+        return ::testing::AssertionFailure() << "size " << got.size() << ", want " << want.size();
+    for (std::size_t i = 0; i < want.size(); ++i)
+        if (!same(got[i], want[i]))
+            return ::testing::AssertionFailure()
+                   << "element " << i << " is " << got[i] << ", want " << want[i];
+    return ::testing::AssertionSuccess();
 }
 
 // ---- layouts and (layout, type) combinations --------------------------------------------------------
