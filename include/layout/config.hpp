@@ -63,28 +63,53 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <type_traits>
 
 namespace layout::detail {
 /// Prints "layout: <what>" and stops: std::abort on the host, a trap on the device (the kernel
 /// fails with cudaErrorLaunchFailure / illegal instruction and the host sees it at the next sync).
+/// negative: the index is -index (a signed index below zero, printed as such rather than as
+/// 18446744073709551615).
 [[noreturn]] LAYOUT_HOST_DEVICE inline void fail(const char* what, unsigned long long index,
-                                                 unsigned long long size) {
+                                                 unsigned long long size, bool negative = false) {
+    const char* sign = negative ? "-" : "";
 #if defined(__CUDA_ARCH__)
-    std::printf("layout: %s (index %llu, size %llu)\n", what, index, size);
+    std::printf("layout: %s (index %s%llu, size %llu)\n", what, sign, index, size);
     __trap();
 #else
-    std::fprintf(stderr, "layout: %s (index %llu, size %llu)\n", what, index, size);
+    std::fprintf(stderr, "layout: %s (index %s%llu, size %llu)\n", what, sign, index, size);
     std::abort();
 #endif
+}
+
+/// index < size for an index of any integer type; a negative one is out of range.
+template <class Index, class Size>
+LAYOUT_HOST_DEVICE constexpr bool index_in_range(Index index, Size size) noexcept {
+    if constexpr (std::is_signed_v<Index>)
+        if (index < 0) return false;
+    return static_cast<unsigned long long>(index) < static_cast<unsigned long long>(size);
+}
+
+/// fail() for an index of any integer type, printed with its sign.
+template <class Index, class Size>
+[[noreturn]] LAYOUT_HOST_DEVICE void fail_index(const char* what, Index index, Size size) {
+    bool negative = false;
+    if constexpr (std::is_signed_v<Index>) negative = index < 0;
+    // 0 - x in unsigned arithmetic is |x| for every x, the most negative value included.
+    const auto magnitude = static_cast<unsigned long long>(index);
+    fail(what, negative ? 0 - magnitude : magnitude, static_cast<unsigned long long>(size),
+         negative);
 }
 } // namespace layout::detail
 
 #if LAYOUT_CHECK_BOUNDS
 #  define LAYOUT_BOUNDS_CHECK(index, size)                                                    \
       do {                                                                                    \
-          if (!(static_cast<unsigned long long>(index) < static_cast<unsigned long long>(size))) \
-              ::layout::detail::fail("index out of range", static_cast<unsigned long long>(index), \
-                                     static_cast<unsigned long long>(size));                 \
+          const auto layout_checked_index = (index);                                          \
+          const auto layout_checked_size = (size);                                            \
+          if (!::layout::detail::index_in_range(layout_checked_index, layout_checked_size))   \
+              ::layout::detail::fail_index("index out of range", layout_checked_index,        \
+                                           layout_checked_size);                              \
       } while (0)
 #else
 #  define LAYOUT_BOUNDS_CHECK(index, size) ((void)0)

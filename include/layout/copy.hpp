@@ -1,8 +1,10 @@
 /// \file copy.hpp
 /// Copying elements between views: the same layout moves bytes in bulk (one copy per column,
-/// per run of whole blocks), different layouts convert leaf by leaf.
+/// per run of whole blocks), different layouts convert leaf by leaf. Views may overlap, as
+/// with std::memmove: the result is always dst[i] == the old src[i].
 ///
 ///     layout::copy(src_view, dst_view);   // any two layouts of the same T, host memory
+///     // src = v[0, 10), dst = v[2, 12) of one aos_vector: v[2, 12) = old v[0, 10)
 ///
 /// Views in device memory go through layout::cuda::copy (<layout/cuda/memory.hpp>), which uses
 /// the same bulk path and converts layouts on the GPU.
@@ -13,7 +15,9 @@
 #include "policies.hpp"
 #include "view.hpp"
 
+#include <array>
 #include <cstddef>
+#include <cstdint>
 #include <cstring>
 #include <stdexcept>
 #include <string>
@@ -21,6 +25,60 @@
 
 namespace layout {
 namespace detail {
+
+// ---- the bytes a view occupies (pointer arithmetic only: works for device memory too) ----------
+
+struct byte_range {
+    std::uintptr_t first, last; // [first, last)
+};
+
+inline bool ranges_overlap(const byte_range& a, const byte_range& b) noexcept {
+    return a.first < b.last && b.first < a.last;
+}
+
+/// The bytes a view's first n elements occupy: one range for AoS and AoSoA (whole blocks), one
+/// per column for SoA. Computed from the pointers only; nothing is dereferenced, so this works
+/// on views of device memory too.
+template <class V>
+auto byte_ranges(const V& v) noexcept {
+    using T = typename V::value_type;
+    using L = typename V::layout_type;
+    const std::size_t n = v.size();
+    if constexpr (std::is_same_v<L, policy::soa>) {
+        std::array<byte_range, leaf_count_v<T>> ranges{};
+        for (std::size_t l = 0; l < leaf_count_v<T>; ++l) {
+            const auto first = reinterpret_cast<std::uintptr_t>(v.storage().columns[l]);
+            ranges[l] = {first, first + n * leaf_table<T>[l].size};
+        }
+        return ranges;
+    } else {
+        const auto first = reinterpret_cast<std::uintptr_t>(v.storage().data);
+        return std::array<byte_range, 1>{byte_range{first, first + mapping<T, L>::bytes(n)}};
+    }
+}
+
+/// True if some byte of a's elements is also one of b's (empty views overlap nothing).
+template <class A, class B>
+bool views_overlap(const A& a, const B& b) noexcept {
+    if (a.size() == 0 || b.size() == 0) return false;
+    for (const byte_range& x : byte_ranges(a))
+        for (const byte_range& y : byte_ranges(b))
+            if (ranges_overlap(x, y)) return true;
+    return false;
+}
+
+/// The address of leaf l of element i, from the pointers only (as byte_ranges).
+template <class V>
+std::uintptr_t leaf_address(const V& v, std::size_t i, std::size_t l) noexcept {
+    using T = typename V::value_type;
+    using L = typename V::layout_type;
+    if constexpr (std::is_same_v<L, policy::soa>)
+        return reinterpret_cast<std::uintptr_t>(v.storage().columns[l]) + i * leaf_table<T>[l].size;
+    else
+        return reinterpret_cast<std::uintptr_t>(v.storage().data) + mapping<T, L>::offset(i, l, 0);
+}
+
+// ---- bulk copies of one layout ------------------------------------------------------------------
 
 /// Calls f(dst_ptr, src_ptr, bytes) for each contiguous run that holds elements [0, n) of two
 /// views of the same layout (their capacities may differ: SoA columns are found by pointer).
@@ -55,7 +113,31 @@ void for_each_run(const view<T, Layout>& dst, const view<const T, Layout>& src, 
 template <class T, class Layout>
 void copy_same_layout_bytes(const view<T, Layout>& dst, const view<const T, Layout>& src,
                             std::size_t n, void (*copy_bytes)(void*, const void*, std::size_t)) {
-    for_each_run(dst, src, n, [&](void* d, const void* s, std::size_t bytes) { copy_bytes(d, s, bytes); });
+    for_each_run(dst, src, n,
+                 [&](void* d, const void* s, std::size_t bytes) { copy_bytes(d, s, bytes); });
+}
+
+/// True if each run of dst overlaps no run of src but its own counterpart: then one memmove
+/// per run is exact, whatever order the runs go in. (Two SoA views whose columns are shifted
+/// against each other, or AoSoA views a block apart, fail this: a later source run would be
+/// overwritten before it is read.)
+template <class T, class Layout>
+bool runs_move_independently(const view<T, Layout>& dst, const view<const T, Layout>& src,
+                             std::size_t n) noexcept {
+    constexpr std::size_t most = leaf_count_v<T> + 1;
+    std::array<byte_range, most> d{}, s{};
+    std::size_t runs = 0;
+    for_each_run(dst, src, n, [&](void* dp, const void* sp, std::size_t bytes) {
+        const auto da = reinterpret_cast<std::uintptr_t>(dp);
+        const auto sa = reinterpret_cast<std::uintptr_t>(sp);
+        d[runs] = {da, da + bytes};
+        s[runs] = {sa, sa + bytes};
+        ++runs;
+    });
+    for (std::size_t i = 0; i < runs; ++i)
+        for (std::size_t j = 0; j < runs; ++j)
+            if (i != j && ranges_overlap(d[i], s[j])) return false;
+    return true;
 }
 
 /// dst[i] = src[i] for i in [0, n), leaf-major: one pass per column keeps each SoA column's
@@ -73,6 +155,31 @@ void convert_on_host(const view<T, DstLayout>& dst, const view<const T, SrcLayou
     }(std::make_index_sequence<leaf_count_v<T>>{});
 }
 
+/// A block of host memory that holds n elements of T in Layout, freed on scope exit.
+template <class T, class Layout>
+class host_scratch {
+public:
+    explicit host_scratch(std::size_t n)
+        : n_(n), bytes_(mapping<T, Layout>::bytes(rounded(n))),
+          block_(host_memory::allocate(bytes_)) {}
+    host_scratch(const host_scratch&) = delete;
+    host_scratch& operator=(const host_scratch&) = delete;
+    ~host_scratch() { host_memory::deallocate(block_, bytes_); }
+
+    view<T, Layout> view_of() const noexcept {
+        return view<T, Layout>(view<T, Layout>::storage_type::from_block(block_, rounded(n_)), n_);
+    }
+
+private:
+    static std::size_t rounded(std::size_t n) noexcept { // AoSoA blocks are whole
+        if constexpr (requires { Layout::lanes; })
+            return (n + Layout::lanes - 1) / Layout::lanes * Layout::lanes;
+        return n;
+    }
+    std::size_t n_, bytes_;
+    void* block_;
+};
+
 inline void throw_size_mismatch(const char* what, std::size_t src, std::size_t dst) {
     throw std::length_error(std::string(what) + ": size mismatch (source has " +
                             std::to_string(src) + " elements, destination " +
@@ -82,14 +189,41 @@ inline void throw_size_mismatch(const char* what, std::size_t src, std::size_t d
 } // namespace detail
 
 /// Copies every element of src into dst (host memory, any two layouts of the same T).
-/// Throws std::length_error, writing nothing, when the sizes differ.
+/// Throws std::length_error, writing nothing, when the sizes differ. The views may overlap
+/// (two ranges of one container, a view of a container's own block): the result is the old
+/// src, as with std::memmove. Overlapping views of one layout move each run with memmove;
+/// other overlaps go through a temporary copy of src (which may throw std::bad_alloc, before
+/// anything is written).
 template <class T, class DstLayout, class SrcLayout>
 void copy(const view<const T, SrcLayout>& src, const view<T, DstLayout>& dst) {
-    if (src.size() != dst.size()) detail::throw_size_mismatch("layout::copy", src.size(), dst.size());
+    if (src.size() != dst.size())
+        detail::throw_size_mismatch("layout::copy", src.size(), dst.size());
+    const std::size_t n = src.size();
+    if (!detail::views_overlap(src, dst)) {
+        if constexpr (std::is_same_v<DstLayout, SrcLayout>)
+            detail::copy_same_layout_bytes(dst, src, n, &host_memory::copy_bytes);
+        else
+            detail::convert_on_host(dst, src, n);
+        return;
+    }
+    if constexpr (std::is_same_v<DstLayout, SrcLayout>) {
+        if (detail::runs_move_independently(dst, src, n)) {
+            detail::for_each_run(dst, src, n, [](void* d, const void* s, std::size_t bytes) {
+                std::memmove(d, s, bytes);
+            });
+            return;
+        }
+    }
+    // The element accesses of a view may assume that its leaves alias no other view's (they
+    // are restrict-qualified for nvcc), so an overlapping conversion reads a private copy.
+    const detail::host_scratch<std::remove_const_t<T>, SrcLayout> scratch(n);
+    const auto copy = scratch.view_of();
+    detail::copy_same_layout_bytes(copy, src, n, &host_memory::copy_bytes);
     if constexpr (std::is_same_v<DstLayout, SrcLayout>)
-        detail::copy_same_layout_bytes(dst, src, src.size(), &host_memory::copy_bytes);
+        detail::copy_same_layout_bytes(dst, view<const T, SrcLayout>(copy), n,
+                                       &host_memory::copy_bytes);
     else
-        detail::convert_on_host(dst, src, src.size());
+        detail::convert_on_host(dst, view<const T, SrcLayout>(copy), n);
 }
 template <class T, class DstLayout, class SrcLayout>
     requires(!std::is_const_v<T>)

@@ -22,6 +22,59 @@
 
 namespace layout {
 
+template <class U, std::size_t First, class Cursor>
+class element_ref;
+
+namespace detail {
+/// T's own == / < (member, friend or free function), not one that the proxy itself provides.
+template <class T>
+inline constexpr bool has_own_equality_v = requires(const T& a, const T& b) {
+    { a == b } -> std::convertible_to<bool>;
+};
+template <class T>
+inline constexpr bool has_own_less_v = requires(const T& a, const T& b) {
+    { a < b } -> std::convertible_to<bool>;
+};
+
+template <class R, class T>
+inline constexpr bool is_element_ref_of_v = false;
+template <class U, std::size_t F, class C, class T>
+inline constexpr bool is_element_ref_of_v<element_ref<U, F, C>, T> =
+    std::is_same_v<std::remove_const_t<U>, T>;
+
+/// What a mutable proxy made by moving keeps: the element's value at that moment.
+template <class T>
+struct kept_value {
+    union storage {
+        char none;
+        T value;
+        LAYOUT_HOST_DEVICE constexpr storage() noexcept : none() {}
+    };
+    bool held = false;
+    storage value;
+    LAYOUT_HOST_DEVICE LAYOUT_FORCEINLINE void keep(const T& v) noexcept {
+        held = true;
+        value.value = v;
+    }
+};
+struct nothing_kept {};
+
+/// Ordering from T's < alone, against a T or a proxy of T: for a T without <=>.
+template <class T, class Other>
+inline constexpr bool orders_by_less_v =
+    !std::three_way_comparable<T> && has_own_less_v<T> &&
+    (std::is_same_v<Other, T> || is_element_ref_of_v<Other, T>);
+
+template <class T>
+LAYOUT_HOST_DEVICE LAYOUT_FORCEINLINE const T& value_of(const T& value) noexcept {
+    return value;
+}
+template <class U, std::size_t F, class C>
+LAYOUT_HOST_DEVICE LAYOUT_FORCEINLINE auto value_of(const element_ref<U, F, C>& ref) noexcept {
+    return ref.load();
+}
+} // namespace detail
+
 /// Proxy for one (sub)object of type U, whose first leaf is leaf First of the element the
 /// cursor reaches. U is const for read-only views.
 template <class U, std::size_t First, class Cursor>
@@ -31,7 +84,17 @@ public:
 
     LAYOUT_HOST_DEVICE explicit element_ref(const Cursor& cursor) noexcept : cursor_(cursor) {}
     element_ref(const element_ref&) = default;
-
+    /// A copy of a proxy is a second reference to the same element, but code that moves a proxy
+    /// into a new object means to keep the element's value while the element is overwritten:
+    /// std::swap(a, b) is `tmp = std::move(a); a = std::move(b); b = std::move(tmp);`, and
+    /// libstdc++ 12's std::ranges::rotate is `auto t = std::move(*p); <shift>; *q = std::move(t);`.
+    /// So a mutable proxy made by moving keeps the value the element had then, and gives that
+    /// value back when it is itself read as an rvalue (std::move(t), or returned); read as an
+    /// lvalue, or through its fields, it reads the element, as any proxy does. Read-only proxies
+    /// only rebind, so they keep nothing.
+    LAYOUT_HOST_DEVICE element_ref(element_ref&& other) noexcept : cursor_(other.cursor_) {
+        if constexpr (!std::is_const_v<U>) kept_.keep(other.take());
+    }
     /// Field I: a reference to a scalar member, or a proxy of a struct or std::array member.
     template <std::size_t I>
     LAYOUT_HOST_DEVICE LAYOUT_FORCEINLINE decltype(auto) get() const noexcept {
@@ -49,6 +112,7 @@ public:
     LAYOUT_HOST_DEVICE LAYOUT_FORCEINLINE auto& operator[](std::size_t k) const noexcept
         requires detail::is_scalar_array_v<value_type>
     {
+        LAYOUT_BOUNDS_CHECK(k, std::tuple_size_v<value_type>);
         using leaf_type = std::remove_reference_t<decltype(get<0>())>;
         leaf_type* found = nullptr;
         [&]<std::size_t... K>(std::index_sequence<K...>) {
@@ -58,14 +122,15 @@ public:
     }
 
     /// Whole-element load.
-    LAYOUT_HOST_DEVICE LAYOUT_FORCEINLINE operator value_type() const noexcept {
+    LAYOUT_HOST_DEVICE LAYOUT_FORCEINLINE operator value_type() const& noexcept { return load(); }
+    LAYOUT_HOST_DEVICE LAYOUT_FORCEINLINE operator value_type() && noexcept { return take(); }
+    LAYOUT_HOST_DEVICE LAYOUT_FORCEINLINE value_type load() const noexcept {
         value_type value;
         [&]<std::size_t... L>(std::index_sequence<L...>) {
             ((detail::leaf_ref<L>(value) = cursor_.template leaf<First + L>()), ...);
         }(std::make_index_sequence<leaf_count_v<value_type>>{});
         return value;
     }
-    LAYOUT_HOST_DEVICE LAYOUT_FORCEINLINE value_type load() const noexcept { return *this; }
 
     /// Whole-element store. The proxy is const like a reference is: assigning through a const
     /// proxy writes the element, which is what std::ranges requires of proxy references.
@@ -87,6 +152,13 @@ public:
     {
         return *this = other.load();
     }
+    /// From an rvalue proxy: its kept value if it has one (see the move constructor).
+    LAYOUT_HOST_DEVICE LAYOUT_FORCEINLINE const element_ref& operator=(
+        element_ref&& other) const& noexcept
+        requires(!std::is_const_v<U>)
+    {
+        return *this = other.take();
+    }
     template <class U2, std::size_t F2, class C2>
         requires std::same_as<std::remove_const_t<U2>, value_type>
     LAYOUT_HOST_DEVICE LAYOUT_FORCEINLINE const element_ref& operator=(
@@ -106,23 +178,100 @@ public:
     }
 
     /// Swaps the values of two elements (std::sort and std::ranges::sort use it).
+    /// (By value, as a non-template that beats std::ranges::swap's deleted swap(T&, T&) for
+    /// lvalues; the values are read from the elements, not from what a moved proxy keeps.)
     LAYOUT_HOST_DEVICE friend void swap(element_ref a, element_ref b) noexcept
         requires(!std::is_const_v<U>)
     {
-        value_type tmp = a;
-        a = b;
+        const value_type tmp = a.load();
+        a = b.load();
         b = tmp;
     }
 
-    /// Leaf-by-leaf equality (with each scalar's own ==, so NaN != NaN).
+    /// Equality is T's own == where T has one (a T that compares only an id compares the same
+    /// way in std::find, std::count, std::unique and container ==), else leaf by leaf (with each
+    /// scalar's own ==, so NaN != NaN).
+    LAYOUT_EXEC_CHECK_DISABLE
     template <class U2, std::size_t F2, class C2>
         requires std::same_as<std::remove_const_t<U2>, value_type>
     LAYOUT_HOST_DEVICE friend bool operator==(const element_ref& a,
-                                              const element_ref<U2, F2, C2>& b) noexcept {
-        return a.equals(b);
+                                              const element_ref<U2, F2, C2>& b) {
+        if constexpr (detail::has_own_equality_v<value_type>)
+            return static_cast<bool>(a.load() == b.load());
+        else
+            return a.equals(b);
     }
-    LAYOUT_HOST_DEVICE friend bool operator==(const element_ref& a, const value_type& b) noexcept {
-        return a.equals(b);
+    LAYOUT_EXEC_CHECK_DISABLE
+    LAYOUT_HOST_DEVICE friend bool operator==(const element_ref& a, const value_type& b) {
+        if constexpr (detail::has_own_equality_v<value_type>)
+            return static_cast<bool>(a.load() == b);
+        else
+            return a.equals(b);
+    }
+
+    /// Ordering is T's own: <=> where T has it (std::sort(v.begin(), v.end()) with a defaulted
+    /// <=>), else < (and >, <=, >= made from it) where T has only that; none where it has neither.
+    LAYOUT_EXEC_CHECK_DISABLE
+    template <class U2, std::size_t F2, class C2>
+        requires std::same_as<std::remove_const_t<U2>, value_type> &&
+                 std::three_way_comparable<value_type>
+    LAYOUT_HOST_DEVICE friend auto operator<=>(const element_ref& a,
+                                               const element_ref<U2, F2, C2>& b) {
+        return a.load() <=> b.load();
+    }
+    LAYOUT_EXEC_CHECK_DISABLE
+    LAYOUT_HOST_DEVICE friend auto operator<=>(const element_ref& a, const value_type& b)
+        requires std::three_way_comparable<value_type>
+    {
+        return a.load() <=> b;
+    }
+    LAYOUT_EXEC_CHECK_DISABLE
+    template <class Other>
+        requires detail::orders_by_less_v<value_type, Other>
+    LAYOUT_HOST_DEVICE friend bool operator<(const element_ref& a, const Other& b) {
+        return static_cast<bool>(a.load() < detail::value_of(b));
+    }
+    LAYOUT_EXEC_CHECK_DISABLE
+    template <class Other>
+        requires detail::orders_by_less_v<value_type, Other>
+    LAYOUT_HOST_DEVICE friend bool operator>(const element_ref& a, const Other& b) {
+        return static_cast<bool>(detail::value_of(b) < a.load());
+    }
+    LAYOUT_EXEC_CHECK_DISABLE
+    template <class Other>
+        requires detail::orders_by_less_v<value_type, Other>
+    LAYOUT_HOST_DEVICE friend bool operator<=(const element_ref& a, const Other& b) {
+        return !static_cast<bool>(detail::value_of(b) < a.load());
+    }
+    LAYOUT_EXEC_CHECK_DISABLE
+    template <class Other>
+        requires detail::orders_by_less_v<value_type, Other>
+    LAYOUT_HOST_DEVICE friend bool operator>=(const element_ref& a, const Other& b) {
+        return !static_cast<bool>(a.load() < detail::value_of(b));
+    }
+    LAYOUT_EXEC_CHECK_DISABLE
+    LAYOUT_HOST_DEVICE friend bool operator<(const value_type& a, const element_ref& b)
+        requires detail::orders_by_less_v<value_type, value_type>
+    {
+        return static_cast<bool>(a < b.load());
+    }
+    LAYOUT_EXEC_CHECK_DISABLE
+    LAYOUT_HOST_DEVICE friend bool operator>(const value_type& a, const element_ref& b)
+        requires detail::orders_by_less_v<value_type, value_type>
+    {
+        return static_cast<bool>(b.load() < a);
+    }
+    LAYOUT_EXEC_CHECK_DISABLE
+    LAYOUT_HOST_DEVICE friend bool operator<=(const value_type& a, const element_ref& b)
+        requires detail::orders_by_less_v<value_type, value_type>
+    {
+        return !static_cast<bool>(b.load() < a);
+    }
+    LAYOUT_EXEC_CHECK_DISABLE
+    LAYOUT_HOST_DEVICE friend bool operator>=(const value_type& a, const element_ref& b)
+        requires detail::orders_by_less_v<value_type, value_type>
+    {
+        return !static_cast<bool>(a < b.load());
     }
 
     LAYOUT_HOST_DEVICE const Cursor& cursor() const noexcept { return cursor_; }
@@ -143,11 +292,22 @@ private:
     template <class, std::size_t, class>
     friend class element_ref;
 
+    /// The kept value if there is one, else the element's.
+    LAYOUT_HOST_DEVICE LAYOUT_FORCEINLINE value_type take() const noexcept {
+        if constexpr (!std::is_const_v<U>)
+            if (kept_.held) return kept_.value.value;
+        return load();
+    }
+
 public:
     static constexpr std::size_t first_leaf = First;
 
 private:
     Cursor cursor_;
+    // Empty for read-only proxies; for mutable ones, unused (and optimized away) unless the
+    // proxy was made by moving.
+    [[no_unique_address]] std::conditional_t<std::is_const_v<U>, detail::nothing_kept,
+                                             detail::kept_value<value_type>> kept_{};
 };
 
 namespace detail {
@@ -185,6 +345,28 @@ template <auto Key, class T>
 LAYOUT_HOST_DEVICE LAYOUT_FORCEINLINE constexpr auto& get(T& object) noexcept {
     return boost::pfr::get<detail::field_key_index<std::remove_const_t<T>, Key>()>(object);
 }
+
+/// A projection that names one member, for std::ranges algorithms over proxies and over plain
+/// structs alike:
+///
+///     std::ranges::sort(v, {}, layout::field<&Particle::x>);         // v: any layout, or std::vector
+///     auto it = std::ranges::find(v, 42, layout::field<&Particle::id>);
+///
+/// A member pointer itself (std::ranges::sort(v, {}, &Particle::x)) cannot be one: std::invoke
+/// applies it only to a real Particle, and no Particle object exists under SoA or AoSoA.
+template <auto Key>
+struct field_projection {
+    template <class R>
+    LAYOUT_HOST_DEVICE LAYOUT_FORCEINLINE constexpr decltype(auto) operator()(R&& r) const noexcept {
+        if constexpr (detail::is_element_ref_v<std::remove_cvref_t<R>> ||
+                      std::is_lvalue_reference_v<R>)
+            return get<Key>(r); // a reference into the element or the object (or a nested proxy)
+        else
+            return std::remove_cvref_t<decltype(get<Key>(r))>(get<Key>(r)); // by value: r dies
+    }
+};
+template <auto Key>
+inline constexpr field_projection<Key> field{};
 
 } // namespace layout
 

@@ -15,7 +15,9 @@
 #include "config.hpp"
 #include "reflect.hpp"
 
+#include <array>
 #include <cstddef>
+#include <limits>
 
 namespace layout {
 namespace policy {
@@ -84,14 +86,23 @@ struct mapping<T, policy::soa> {
 
 template <class T, std::size_t Lanes>
 struct mapping<T, policy::aosoa<Lanes>> {
+    /// A block holds Lanes elements' bytes plus less than as much again of padding between the
+    /// leaves' lane runs; past this bound block_bytes would wrap (aosoa<T, 1 << 59> gave 0).
+    static constexpr bool lanes_fit =
+        Lanes <= std::numeric_limits<std::size_t>::max() / 4 / sizeof(T);
+    static_assert(lanes_fit, "layout: aosoa<T, Lanes>: a block of Lanes elements does not fit in "
+                             "std::size_t; use a lane count near the warp size (32)");
+
     /// Offset of leaf l's Lanes values inside a block; [leaf_count] is the padded block size.
+    /// (Computed for one lane when Lanes is refused, so that only the message above appears.)
     static constexpr auto lane_offsets = [] {
+        constexpr std::size_t lanes = lanes_fit ? Lanes : 1;
         std::array<std::size_t, leaf_count_v<T> + 1> offsets{};
         std::size_t end = 0, max_alignment = 1;
         for (std::size_t l = 0; l < leaf_count_v<T>; ++l) {
             const auto& leaf = detail::leaf_table<T>[l];
             offsets[l] = detail::align_up(end, leaf.alignment);
-            end = offsets[l] + Lanes * leaf.size;
+            end = offsets[l] + lanes * leaf.size;
             max_alignment = leaf.alignment > max_alignment ? leaf.alignment : max_alignment;
         }
         offsets[leaf_count_v<T>] = detail::align_up(end, max_alignment);
@@ -110,5 +121,17 @@ struct mapping<T, policy::aosoa<Lanes>> {
                i % Lanes * detail::leaf_table<T>[leaf].size;
     }
 };
+
+namespace detail {
+/// Instantiates what a layout checks about T at compile time (the aosoa lane count), for view
+/// and vector, which otherwise reach the mapping only inside member functions.
+template <class T, class Layout>
+constexpr bool layout_fits() {
+    if constexpr (requires { mapping<T, Layout>::lanes_fit; })
+        return mapping<T, Layout>::lanes_fit;
+    else
+        return true;
+}
+} // namespace detail
 
 } // namespace layout

@@ -15,6 +15,7 @@
 #include <boost/pfr/core.hpp>
 
 #include <array>
+#include <bit>
 #include <cstddef>
 #include <type_traits>
 #include <utility>
@@ -27,14 +28,50 @@ inline constexpr bool is_std_array_v = false;
 template <class E, std::size_t N>
 inline constexpr bool is_std_array_v<std::array<E, N>> = true;
 
-/// Leaves are scalars: arithmetic types, enums and pointers.
-template <class T>
-inline constexpr bool is_leaf_v = std::is_scalar_v<T>;
-
 template <class T>
 inline constexpr bool is_scalar_array_v = false;
 template <class E, std::size_t N>
 inline constexpr bool is_scalar_array_v<std::array<E, N>> = std::is_scalar_v<E>;
+
+/// The most fields Boost.PFR can take apart: its generated structured bindings stop at 100
+/// (boost/pfr/detail/core17_generated.hpp); past that it fails with thousands of lines.
+inline constexpr std::size_t max_fields = 100;
+
+enum class reflect_error {
+    none,
+    c_array,
+    reference,
+    union_type,
+    not_aggregate,
+    not_trivially_copyable,
+    not_standard_layout,
+    no_fields,
+    single_field_under_nvcc,
+    reference_member,
+    c_array_member,
+    const_member,
+    empty_or_class_member,
+    bit_field,
+    too_many_fields,
+    zero_length_array,
+    unverifiable_offsets,
+};
+
+template <class T>
+constexpr reflect_error structure_error();
+
+/// Leaves are scalars: arithmetic types, enums and pointers. A type the structural checks
+/// refuse counts as one opaque leaf too, so that nothing past the static_assert that reports
+/// it (view, vector, mapping) takes it apart and buries the message under pages of errors.
+template <class T>
+constexpr bool leaf_like() {
+    if constexpr (std::is_scalar_v<T>)
+        return true;
+    else
+        return structure_error<T>() != reflect_error::none;
+}
+template <class T>
+inline constexpr bool is_leaf_v = leaf_like<T>();
 
 template <class T>
 constexpr std::size_t field_count() {
@@ -60,6 +97,8 @@ template <class T>
 constexpr std::size_t leaf_count() {
     if constexpr (is_leaf_v<T>)
         return 1;
+    else if constexpr (is_std_array_v<T>) // no fold over its elements: clang nests them 256 deep
+        return std::tuple_size_v<T> * leaf_count<typename T::value_type>();
     else
         return []<std::size_t... I>(std::index_sequence<I...>) {
             return (std::size_t{0} + ... + leaf_count<field_t<T, I>>());
@@ -97,48 +136,6 @@ constexpr std::size_t align_up(std::size_t n, std::size_t alignment) {
     return (n + alignment - 1) / alignment * alignment;
 }
 
-/// Byte offset of each field inside T by the platform ABI's rule for standard-layout structs
-/// (each member at the next multiple of its alignment); [field_count] is the padded size.
-template <class T>
-inline constexpr auto field_offsets = []<std::size_t... I>(std::index_sequence<I...>) {
-    std::array<std::size_t, sizeof...(I) + 1> offsets{};
-    std::size_t sizes[] = {sizeof(field_t<T, I>)..., 0};
-    std::size_t aligns[] = {alignof(field_t<T, I>)..., 1};
-    std::size_t end = 0;
-    for (std::size_t i = 0; i < sizeof...(I); ++i) {
-        offsets[i] = align_up(end, aligns[i]);
-        end = offsets[i] + sizes[i];
-    }
-    offsets[sizeof...(I)] = align_up(end, alignof(T));
-    return offsets;
-}(std::make_index_sequence<field_count<T>()>{});
-
-template <class T, std::size_t L>
-constexpr std::size_t leaf_offset() {
-    if constexpr (is_leaf_v<T>) {
-        return 0;
-    } else {
-        constexpr std::size_t field = field_of_leaf<T, L>();
-        return field_offsets<T>[field] +
-               leaf_offset<field_t<T, field>, L - first_leaf<T>[field]>();
-    }
-}
-
-/// Size, alignment and byte offset inside T of every leaf, for mappings that index leaves at run
-/// time (the layout proofs) rather than through templates.
-struct leaf_info {
-    std::size_t size;
-    std::size_t alignment;
-    std::size_t offset;
-};
-
-template <class T>
-inline constexpr auto leaf_table = []<std::size_t... L>(std::index_sequence<L...>) {
-    return std::array<leaf_info, sizeof...(L)>{
-        leaf_info{sizeof(typename decltype(leaf_type_of<T, L>())::type),
-                  alignof(typename decltype(leaf_type_of<T, L>())::type), leaf_offset<T, L>()}...};
-}(std::make_index_sequence<leaf_count<T>()>{});
-
 /// Reference to leaf L of obj (const if obj is): a chain of member accesses the compiler folds
 /// to one constant offset.
 template <std::size_t L, class T>
@@ -155,20 +152,145 @@ LAYOUT_HOST_DEVICE LAYOUT_FORCEINLINE constexpr auto& leaf_ref(T& obj) noexcept 
     }
 }
 
-enum class reflect_error {
-    none,
-    c_array,
-    reference,
-    union_type,
-    not_aggregate,
-    not_trivially_copyable,
-    not_standard_layout,
-    no_fields,
-    single_field_under_nvcc,
-    reference_member,
-    c_array_member,
-    bit_field_or_alignas,
+// ---- Byte offsets -------------------------------------------------------------------------
+
+/// Leaves whose bytes std::bit_cast can produce and read in a constant expression (not
+/// pointers) and for which any bytes of 0 and 1 are a value (not x87's long double).
+template <class T>
+inline constexpr bool byte_probe_leaf_v =
+    std::is_enum_v<T> || (std::is_arithmetic_v<T> && !std::is_same_v<T, long double>);
+
+/// Past this size the probe's byte loops would approach clang's constexpr step limit (2^20);
+/// larger structs are laid out by the ABI rule, their member structs still probed.
+inline constexpr std::size_t byte_probe_max_size = 4096;
+
+template <class T>
+constexpr bool byte_probe_type() {
+    if constexpr (sizeof(T) > byte_probe_max_size)
+        return false;
+    else
+        return []<std::size_t... L>(std::index_sequence<L...>) {
+            // A list rather than a fold, which clang limits to 256 operands.
+            const bool probe[] = {
+                byte_probe_leaf_v<typename decltype(leaf_type_of<T, L>())::type>...};
+            for (bool ok : probe)
+                if (!ok) return false;
+            return true;
+        }(std::make_index_sequence<leaf_count<T>()>{});
+}
+
+template <class U>
+constexpr unsigned char first_byte(const U& value) {
+    return std::bit_cast<std::array<unsigned char, sizeof(U)>>(value)[0];
+}
+
+template <class T>
+constexpr auto leaf_offsets_of();
+
+/// Offsets by the ABI rule (each member at the next multiple of its type's alignment), for
+/// types the byte probe cannot build or that are too large for it. Right unless a member has an
+/// alignas of its own, which layout_error looks for.
+template <class T>
+constexpr auto abi_leaf_offsets() {
+    std::array<std::size_t, leaf_count<T>()> offsets{};
+    if constexpr (is_std_array_v<T>) {
+        using E = typename T::value_type;
+        constexpr auto inner = leaf_offsets_of<E>();
+        for (std::size_t k = 0; k < std::tuple_size_v<T>; ++k)
+            for (std::size_t l = 0; l < inner.size(); ++l)
+                offsets[k * inner.size() + l] = k * sizeof(E) + inner[l];
+    } else {
+        std::size_t end = 0;
+        [&]<std::size_t... I>(std::index_sequence<I...>) {
+            (
+                [&] {
+                    using F = field_t<T, I>;
+                    const std::size_t at = align_up(end, alignof(F));
+                    constexpr auto inner = leaf_offsets_of<F>();
+                    for (std::size_t l = 0; l < inner.size(); ++l)
+                        offsets[first_leaf<T>[I] + l] = at + inner[l];
+                    end = at + sizeof(F);
+                }(),
+                ...);
+        }(std::make_index_sequence<field_count<T>()>{});
+    }
+    return offsets;
+}
+
+/// True when the ABI rule reproduces sizeof and alignof of T and of every member struct that
+/// the byte probe does not read: what a member alignas would break (there, an alignas on the
+/// struct itself is refused too).
+template <class T>
+constexpr bool abi_rule_holds() {
+    if constexpr (is_leaf_v<T> || byte_probe_type<T>()) {
+        return true;
+    } else if constexpr (is_std_array_v<T>) {
+        return abi_rule_holds<typename T::value_type>();
+    } else {
+        return []<std::size_t... I>(std::index_sequence<I...>) {
+            std::size_t end = 0, alignment = 1;
+            ((end = align_up(end, alignof(field_t<T, I>)) + sizeof(field_t<T, I>),
+              alignment = alignof(field_t<T, I>) > alignment ? alignof(field_t<T, I>) : alignment),
+             ...);
+            return align_up(end, alignment) == sizeof(T) && alignment == alignof(T) &&
+                   (abi_rule_holds<field_t<T, I>>() && ...);
+        }(std::make_index_sequence<field_count<T>()>{});
+    }
+}
+
+/// Byte offset inside T of every leaf. Where the leaves allow it, read from T itself during
+/// constant evaluation: bit_cast bytes whose value is bit b of their own offset into a T, read
+/// the first byte of each leaf back, and repeat for each bit b. That is the compiler's own
+/// layout, alignas members included, with no offsetof (which needs member names).
+///
+///     struct S { char a; alignas(2) char b; char c; };   // leaf_offsets_of<S>() == {0, 2, 3}
+template <class T>
+constexpr auto leaf_offsets_of() {
+    if constexpr (is_leaf_v<T>) {
+        return std::array<std::size_t, 1>{0};
+    } else if constexpr (byte_probe_type<T>()) {
+        std::array<std::size_t, leaf_count<T>()> offsets{};
+        for (std::size_t bit = 0; (std::size_t{1} << bit) < sizeof(T); ++bit) {
+            std::array<unsigned char, sizeof(T)> bytes{};
+            for (std::size_t i = 0; i < sizeof(T); ++i)
+                bytes[i] = static_cast<unsigned char>((i >> bit) & 1);
+            const T obj = std::bit_cast<T>(bytes);
+            const auto first_bytes = [&]<std::size_t... L>(std::index_sequence<L...>) {
+                return std::array<unsigned char, sizeof...(L)>{first_byte(leaf_ref<L>(obj))...};
+            }(std::make_index_sequence<leaf_count<T>()>{});
+            for (std::size_t l = 0; l < first_bytes.size(); ++l)
+                offsets[l] |= std::size_t{first_bytes[l]} << bit;
+        }
+        return offsets;
+    } else {
+        return abi_leaf_offsets<T>();
+    }
+}
+
+template <class T>
+inline constexpr auto leaf_offsets = leaf_offsets_of<T>();
+
+template <class T, std::size_t L>
+constexpr std::size_t leaf_offset() {
+    return leaf_offsets<T>[L];
+}
+
+/// Size, alignment and byte offset inside T of every leaf, for mappings that index leaves at run
+/// time (the layout proofs) rather than through templates.
+struct leaf_info {
+    std::size_t size;
+    std::size_t alignment;
+    std::size_t offset;
 };
+
+template <class T>
+inline constexpr auto leaf_table = []<std::size_t... L>(std::index_sequence<L...>) {
+    return std::array<leaf_info, sizeof...(L)>{
+        leaf_info{sizeof(typename decltype(leaf_type_of<T, L>())::type),
+                  alignof(typename decltype(leaf_type_of<T, L>())::type), leaf_offsets<T>[L]}...};
+}(std::make_index_sequence<leaf_count<T>()>{});
+
+// ---- Checks -------------------------------------------------------------------------------
 
 /// Converts to any type; braced, {any_value{}}, it initializes exactly one member.
 struct any_value {
@@ -182,41 +304,106 @@ using any_value_for = any_value;
 /// True when T{{v}, {v}, ...} compiles with one braced value per field PFR counts. A C array
 /// member fails it: PFR counts float v[3] as three fields (through brace elision), but a braced
 /// value initializes the whole array. A reference member fails it too (no value to bind), and
-/// so does a member of a class type with several constructors (ambiguous).
+/// so do an empty member struct and a member of a class type with several constructors.
 template <class T, std::size_t... I>
 constexpr bool one_braced_value_per_field(std::index_sequence<I...>) {
     return requires { T{{any_value_for<I>{}}...}; };
 }
 
+/// Converts to an empty class or a class with constructors, nothing else: the member types
+/// that make one_braced_value_per_field fail besides C arrays and references.
+struct odd_class_value {
+    template <class U>
+        requires(std::is_class_v<U> && (std::is_empty_v<U> || !std::is_aggregate_v<U>))
+    constexpr operator U() const noexcept;
+};
+template <class T, std::size_t... I>
+constexpr bool odd_class_after(std::index_sequence<I...>) {
+    return requires { T{any_value_for<I>{}..., odd_class_value{}}; };
+}
+/// True when some field of T is an empty class or a class with constructors.
+template <class T, std::size_t... K>
+constexpr bool has_odd_class_member(std::index_sequence<K...>) {
+    return (odd_class_after<T>(std::make_index_sequence<K>{}) || ...);
+}
+
+/// Initializes each field of T from a value that records the size and alignment of the type it
+/// converts to: the declared types of the members, found without forming references to them
+/// (a reference to a bit-field does not compile, and is what Boost.PFR forms).
+struct field_probe {
+    std::size_t* size;
+    std::size_t* alignment;
+    template <class U>
+    constexpr operator U() const noexcept {
+        *size = sizeof(U);
+        *alignment = alignof(U);
+        return U{};
+    }
+};
+
+/// Size of a struct with T's member types laid out by the ABI rule. Bit-fields pack several
+/// members into fewer bytes, so T is smaller than this; alignas only ever makes T larger.
+template <class T, std::size_t... I>
+constexpr std::size_t declared_members_size(std::index_sequence<I...>) {
+    std::size_t sizes[] = {I..., 0}, alignments[] = {I..., 1};
+    T probed{field_probe{&sizes[I], &alignments[I]}...};
+    (void)probed;
+    std::size_t end = 0, alignment = 1;
+    for (std::size_t i = 0; i < sizeof...(I); ++i) {
+        end = align_up(end, alignments[i]) + sizes[i];
+        alignment = alignments[i] > alignment ? alignments[i] : alignment;
+    }
+    return align_up(end, alignment);
+}
+
+template <class T, std::size_t Size = declared_members_size<T>(
+                      std::make_index_sequence<boost::pfr::tuple_size_v<T>>{})>
+constexpr bool smaller_than_declared_members(int) {
+    return sizeof(T) < Size;
+}
+/// A member type that cannot be built in a constant expression makes the default template
+/// argument above fail to substitute: "cannot tell" rather than an error.
 template <class T>
-constexpr reflect_error check_member_type();
+constexpr bool smaller_than_declared_members(long) {
+    return false;
+}
+
+template <class T>
+constexpr bool has_bit_field() {
+    return smaller_than_declared_members<T>(0);
+}
 
 template <class T, std::size_t... I>
 constexpr reflect_error check_members(std::index_sequence<I...>) {
     reflect_error first = reflect_error::none;
-    ((first = first != reflect_error::none ? first : check_member_type<field_t<T, I>>()), ...);
+    ((first = first != reflect_error::none ? first : structure_error<field_t<T, I>>()), ...);
     return first;
 }
 
-/// Finds the first reason T cannot be stored, without instantiating anything that would fail
-/// harder than the static_assert that reports it.
+/// Finds the first reason T cannot be taken apart into leaves, without instantiating anything
+/// that would fail harder than the static_assert that reports it.
 template <class T>
-constexpr reflect_error check_member_type() {
+constexpr reflect_error structure_error() {
     if constexpr (std::is_array_v<T>) {
         return reflect_error::c_array;
     } else if constexpr (std::is_reference_v<T>) {
         return reflect_error::reference;
+    } else if constexpr (std::is_const_v<T> || std::is_volatile_v<T>) {
+        return reflect_error::const_member; // the element type's own const is removed before
     } else if constexpr (std::is_union_v<T>) {
         return reflect_error::union_type;
-    } else if constexpr (is_leaf_v<T>) {
+    } else if constexpr (std::is_scalar_v<T>) {
         return reflect_error::none;
     } else if constexpr (is_std_array_v<T>) {
-        return check_member_type<typename T::value_type>();
+        if constexpr (std::tuple_size_v<T> == 0)
+            return reflect_error::zero_length_array;
+        else
+            return structure_error<typename T::value_type>();
     } else if constexpr (!std::is_aggregate_v<T>) {
         return reflect_error::not_aggregate;
     } else if constexpr (!std::is_standard_layout_v<T>) {
         // A reference member also makes a struct non-standard-layout, and deletes its default
-        // constructor; a base class with members does not.
+        // constructor (unless it has a default member initializer); a base class does not.
         return std::is_default_constructible_v<T> ? reflect_error::not_standard_layout
                                                   : reflect_error::reference_member;
     } else if constexpr (!std::is_trivially_copyable_v<T>) {
@@ -229,26 +416,47 @@ constexpr reflect_error check_member_type() {
 #endif
     } else if constexpr (boost::pfr::tuple_size_v<T> == 0) {
         return reflect_error::no_fields;
+    } else if constexpr (boost::pfr::tuple_size_v<T> > max_fields) {
+        return reflect_error::too_many_fields;
     } else if constexpr (!one_braced_value_per_field<T>(
                              std::make_index_sequence<boost::pfr::tuple_size_v<T>>{})) {
-        return std::is_default_constructible_v<T> ? reflect_error::c_array_member
-                                                  : reflect_error::reference_member;
-    } else if constexpr (check_members<T>(std::make_index_sequence<boost::pfr::tuple_size_v<T>>{}) !=
-                         reflect_error::none) {
-        return check_members<T>(std::make_index_sequence<boost::pfr::tuple_size_v<T>>{});
-    } else if constexpr (field_offsets<T>[boost::pfr::tuple_size_v<T>] != sizeof(T)) {
-        return reflect_error::bit_field_or_alignas;
+        if constexpr (!std::is_default_constructible_v<T>)
+            return reflect_error::reference_member;
+        else if constexpr (has_odd_class_member<T>(
+                               std::make_index_sequence<boost::pfr::tuple_size_v<T>>{}))
+            return reflect_error::empty_or_class_member;
+        else
+            return reflect_error::c_array_member;
+    } else if constexpr (has_bit_field<T>()) {
+        return reflect_error::bit_field;
+    } else if constexpr (constexpr reflect_error e = check_members<T>(
+                             std::make_index_sequence<boost::pfr::tuple_size_v<T>>{});
+                         e != reflect_error::none) {
+        return e;
     } else {
         return reflect_error::none;
     }
 }
 
+/// What the structure allows but the byte offsets do not: member alignas in a struct whose
+/// leaves the byte probe cannot build (pointers, long double) or that is larger than it reads.
+template <class T>
+constexpr reflect_error layout_error() {
+    if constexpr (!abi_rule_holds<T>())
+        return reflect_error::unverifiable_offsets;
+    else
+        return reflect_error::none;
+}
+
 template <class T>
 constexpr reflect_error check_element_type() {
-    if constexpr (std::is_class_v<T> && !std::is_aggregate_v<T> && !std::is_union_v<T>)
+    using U = std::remove_const_t<T>;
+    if constexpr (std::is_class_v<U> && !std::is_aggregate_v<U> && !std::is_union_v<U>)
         return reflect_error::not_aggregate;
+    else if constexpr (constexpr reflect_error e = structure_error<U>(); e != reflect_error::none)
+        return e;
     else
-        return check_member_type<std::remove_const_t<T>>();
+        return layout_error<U>();
 }
 
 } // namespace detail
@@ -267,31 +475,50 @@ constexpr bool assert_reflectable() {
                   "layout: the element type is a C array; store structs, or wrap the array in one");
     static_assert(e != reflect_error::reference, "layout: the element type is a reference");
     static_assert(e != reflect_error::union_type,
-                  "layout: unions cannot be split into columns; use a struct");
+                  "layout: unions cannot be split into columns (the element type is one or has "
+                  "one as a member); use a struct");
     static_assert(e != reflect_error::not_aggregate,
                   "layout: the element type (or a member struct) is not an aggregate: it has "
                   "constructors, private members, virtual functions or base classes. layout "
                   "reflects plain structs only");
-    static_assert(e != reflect_error::no_fields, "layout: the element type has no fields");
+    static_assert(e != reflect_error::no_fields,
+                  "layout: the element type (or a member struct) is empty: nothing to store");
     static_assert(e != reflect_error::single_field_under_nvcc,
                   "layout: under nvcc, Boost.PFR cannot reflect a struct with a single member "
                   "(a front-end bug); store the member's type itself, or add a member");
     static_assert(e != reflect_error::reference_member,
                   "layout: the element type has a reference member; store a value or a pointer");
     static_assert(e != reflect_error::not_trivially_copyable,
-                  "layout: the element type must be trivially copyable (no user-written copy, "
-                  "move or destructor): elements are moved as bytes between layouts and devices");
+                  "layout: the element type must be trivially copyable (no std::string, "
+                  "std::vector or user-written copy, move or destructor): elements are moved as "
+                  "bytes between layouts and devices");
     static_assert(e != reflect_error::not_standard_layout,
-                  "layout: the element type must be standard-layout (no base class with data "
-                  "members, one access level for all fields)");
+                  "layout: the element type (or a member struct) is not standard-layout: it has "
+                  "a reference member (store a value or a pointer) or a base class with data "
+                  "members (make them members)");
     static_assert(e != reflect_error::c_array_member,
                   "layout: the element type has a C array member (such as float v[3]), which "
-                  "Boost.PFR cannot reflect: use std::array<float, 3> instead. (A member of a "
-                  "class type with constructors, such as __half, also lands here: layout "
-                  "stores scalars, std::arrays and plain structs)");
-    static_assert(e != reflect_error::bit_field_or_alignas,
-                  "layout: the fields of the element type do not add up to its size: bit-fields "
-                  "and alignas members cannot be split into columns; use plain members");
+                  "Boost.PFR cannot reflect: use std::array<float, 3> instead");
+    static_assert(e != reflect_error::const_member,
+                  "layout: the element type has a const or volatile member: elements are "
+                  "assigned leaf by leaf; drop the qualifier (a view<const T> is read-only)");
+    static_assert(e != reflect_error::empty_or_class_member,
+                  "layout: the element type has an empty member struct, or a member of a class "
+                  "type with constructors (such as __half): layout stores scalars, std::arrays "
+                  "and plain structs with at least one scalar");
+    static_assert(e != reflect_error::bit_field,
+                  "layout: the element type has bit-fields, which have no address and cannot "
+                  "be split into columns; use plain integer members");
+    static_assert(e != reflect_error::too_many_fields,
+                  "layout: the element type has more than 100 fields, the most Boost.PFR can "
+                  "reflect; group fields into member structs or std::arrays");
+    static_assert(e != reflect_error::zero_length_array,
+                  "layout: the element type has a std::array<T, 0> member, which holds nothing; "
+                  "remove it");
+    static_assert(e != reflect_error::unverifiable_offsets,
+                  "layout: cannot find the member offsets of a struct with pointer or long "
+                  "double members (or larger than 4 KiB) and alignas on a member or on the "
+                  "struct: remove the alignas, or store the pointer as std::uintptr_t");
     return e == reflect_error::none;
 }
 

@@ -62,6 +62,8 @@ public:
     using size_type = std::size_t;
     using difference_type = std::ptrdiff_t;
 
+    /// The first value and an index: *it is data[index * stride]. Counting elements rather
+    /// than stepping a pointer keeps stride 0 (one value repeated) a range of size() values.
     class iterator {
     public:
         using value_type = std::remove_cv_t<E>;
@@ -71,36 +73,39 @@ public:
         using iterator_category = std::random_access_iterator_tag;
 
         iterator() = default;
-        LAYOUT_HOST_DEVICE iterator(E* p, difference_type stride) noexcept : p_(p), stride_(stride) {}
+        LAYOUT_HOST_DEVICE iterator(E* data, difference_type stride, difference_type index) noexcept
+            : data_(data), stride_(stride), i_(index) {}
 
-        LAYOUT_HOST_DEVICE E& operator*() const noexcept { return *p_; }
-        LAYOUT_HOST_DEVICE E& operator[](difference_type n) const noexcept { return p_[n * stride_]; }
-        LAYOUT_HOST_DEVICE iterator& operator++() noexcept { p_ += stride_; return *this; }
-        LAYOUT_HOST_DEVICE iterator operator++(int) noexcept { auto old = *this; p_ += stride_; return old; }
-        LAYOUT_HOST_DEVICE iterator& operator--() noexcept { p_ -= stride_; return *this; }
-        LAYOUT_HOST_DEVICE iterator operator--(int) noexcept { auto old = *this; p_ -= stride_; return old; }
-        LAYOUT_HOST_DEVICE iterator& operator+=(difference_type n) noexcept { p_ += n * stride_; return *this; }
-        LAYOUT_HOST_DEVICE iterator& operator-=(difference_type n) noexcept { p_ -= n * stride_; return *this; }
+        LAYOUT_HOST_DEVICE E& operator*() const noexcept { return data_[i_ * stride_]; }
+        LAYOUT_HOST_DEVICE E& operator[](difference_type n) const noexcept { return data_[(i_ + n) * stride_]; }
+        LAYOUT_HOST_DEVICE iterator& operator++() noexcept { ++i_; return *this; }
+        LAYOUT_HOST_DEVICE iterator operator++(int) noexcept { auto old = *this; ++i_; return old; }
+        LAYOUT_HOST_DEVICE iterator& operator--() noexcept { --i_; return *this; }
+        LAYOUT_HOST_DEVICE iterator operator--(int) noexcept { auto old = *this; --i_; return old; }
+        LAYOUT_HOST_DEVICE iterator& operator+=(difference_type n) noexcept { i_ += n; return *this; }
+        LAYOUT_HOST_DEVICE iterator& operator-=(difference_type n) noexcept { i_ -= n; return *this; }
         LAYOUT_HOST_DEVICE friend iterator operator+(iterator it, difference_type n) noexcept { return it += n; }
         LAYOUT_HOST_DEVICE friend iterator operator+(difference_type n, iterator it) noexcept { return it += n; }
         LAYOUT_HOST_DEVICE friend iterator operator-(iterator it, difference_type n) noexcept { return it -= n; }
         LAYOUT_HOST_DEVICE friend difference_type operator-(const iterator& a, const iterator& b) noexcept {
-            return (a.p_ - b.p_) / a.stride_;
+            return a.i_ - b.i_;
         }
         LAYOUT_HOST_DEVICE friend bool operator==(const iterator& a, const iterator& b) noexcept {
-            return a.p_ == b.p_;
+            return a.i_ == b.i_;
         }
         LAYOUT_HOST_DEVICE friend auto operator<=>(const iterator& a, const iterator& b) noexcept {
-            return a.p_ <=> b.p_;
+            return a.i_ <=> b.i_;
         }
 
     private:
-        E* p_ = nullptr;
+        E* data_ = nullptr;
         difference_type stride_ = 1;
+        difference_type i_ = 0;
     };
 
     strided_span() = default;
     /// size values, the first at data, each stride elements of E after the previous one.
+    /// Stride 0 is allowed: the one value at data, size times (a broadcast).
     LAYOUT_HOST_DEVICE strided_span(E* data, size_type size, size_type stride) noexcept
         : data_(data), size_(size), stride_(stride) {}
     /// A std::span as a strided_span of stride 1.
@@ -124,12 +129,11 @@ public:
         return data_[i * stride_];
     }
     LAYOUT_HOST_DEVICE iterator begin() const noexcept {
-        return {data_, static_cast<difference_type>(stride_)};
+        return {data_, static_cast<difference_type>(stride_), 0};
     }
     LAYOUT_HOST_DEVICE iterator end() const noexcept {
-        // size() strides past data(): for an AoS column that is up to one element past the
-        // array, like any strided end iterator; it is compared, never dereferenced.
-        return begin() + static_cast<difference_type>(size_);
+        // Only the index moves: no pointer is formed past the array.
+        return {data_, static_cast<difference_type>(stride_), static_cast<difference_type>(size_)};
     }
 
 private:
@@ -192,6 +196,13 @@ auto column_span(X&& x) noexcept {
     return std::span(c.data(), c.size());
 }
 
+// A temporary container is destroyed at the end of the statement and its column_span would
+// dangle: ill-formed (compilers show the comment on the deleted line). A view is fine.
+template <auto Key, auto... Rest, class T, class L, class M>
+void column_span(vector<T, L, M>&&) = delete; // layout: would dangle; name the container
+template <auto Key, auto... Rest, class T, class L, class M>
+void column_span(const vector<T, L, M>&&) = delete; // layout: would dangle; name the container
+
 /// A SoA column (view.column<&P::x>()) as a std::span.
 template <class View, std::size_t Leaf>
     requires std::is_same_v<typename View::layout_type, policy::soa>
@@ -222,6 +233,13 @@ auto strided_column(X&& x) noexcept {
                                                                         std::remove_const_t<E>>());
     }
 }
+
+// A temporary container is destroyed at the end of the statement and its strided_column would
+// dangle: ill-formed (compilers show the comment on the deleted line). A view is fine.
+template <auto Key, auto... Rest, class T, class L, class M>
+void strided_column(vector<T, L, M>&&) = delete; // layout: would dangle; name the container
+template <auto Key, auto... Rest, class T, class L, class M>
+void strided_column(const vector<T, L, M>&&) = delete; // layout: would dangle; name the container
 
 /// One column of any layout as a random-access range of references (what column_range returns):
 /// an iterator is the column and an index, and *it is column[index].
@@ -304,6 +322,13 @@ auto column_range(X&& x) noexcept {
     const auto v = detail::span_source(x);
     return as_range(v.template column<Key, Rest...>());
 }
+
+// A temporary container is destroyed at the end of the statement and its column_range would
+// dangle: ill-formed (compilers show the comment on the deleted line). A view is fine.
+template <auto Key, auto... Rest, class T, class L, class M>
+void column_range(vector<T, L, M>&&) = delete; // layout: would dangle; name the container
+template <auto Key, auto... Rest, class T, class L, class M>
+void column_range(const vector<T, L, M>&&) = delete; // layout: would dangle; name the container
 
 } // namespace layout
 

@@ -149,8 +149,9 @@ public:
 
     void resize(size_type n) { resize(n, T{}); }
     void resize(size_type n, const T& value) {
+        const T copy = value; // value may be an element (v.data()[k]) that reallocation frees
         if (n > capacity_) reallocate(checked_size(n));
-        if (n > size_) fill(size_, n, value);
+        if (n > size_) fill(size_, n, copy);
         size_ = n;
     }
 
@@ -195,18 +196,23 @@ public:
     // ---- modifiers (host-accessible memory) -------------------------------------------------
 
     void push_back(const T& value) requires Memory::host_accessible {
+        // As std::vector allows, value may be one of the elements (AoS: v.data()[k]): copy it
+        // before reallocation frees the block it lives in.
+        const T copy = value;
         if (size_ == capacity_) reallocate(grown_capacity(size_ + 1));
-        view_type(storage(), size_ + 1)[size_] = value;
+        view_type(storage(), size_ + 1)[size_] = copy;
         ++size_;
     }
+    /// Constructs T from args: the fields (emplace_back(x, y, z, ...)), or one value that
+    /// converts to T, such as another element's proxy (emplace_back(v[0])).
     template <class... Args>
     reference emplace_back(Args&&... args) requires Memory::host_accessible {
-        push_back(T{std::forward<Args>(args)...});
+        push_back(make_value(std::forward<Args>(args)...));
         return back();
     }
     template <class... Args>
     iterator emplace(const_iterator pos, Args&&... args) requires Memory::host_accessible {
-        return insert(pos, T{std::forward<Args>(args)...});
+        return insert(pos, make_value(std::forward<Args>(args)...));
     }
 
     void assign(size_type n, const T& value) { vector(n, value).swap(*this); }
@@ -230,8 +236,9 @@ public:
         requires Memory::host_accessible
     {
         const size_type at = insertion_point(pos);
+        const T copy = value; // value may be an element that opening the gap moves or frees
         open_gap(at, count);
-        fill(at, at + count, value);
+        fill(at, at + count, copy);
         return begin() + static_cast<difference_type>(at);
     }
     template <std::input_iterator It, std::sentinel_for<It> S>
@@ -295,6 +302,17 @@ private:
         size_ = other.size_;
     }
 
+    /// T{args...}, or T(arg) for one argument that converts to T: T{proxy} would try to
+    /// initialize T's first member from the proxy.
+    template <class... Args>
+    static T make_value(Args&&... args) {
+        if constexpr (sizeof...(Args) == 1 &&
+                      (std::is_convertible_v<Args&&, const T&> && ...))
+            return static_cast<T>((std::forward<Args>(args), ...));
+        else
+            return T{std::forward<Args>(args)...};
+    }
+
     typename view_type::storage_type storage() const noexcept {
         return view_type::storage_type::from_block(block_, capacity_);
     }
@@ -325,7 +343,13 @@ private:
         const size_type bytes = mapping<T, Layout>::bytes(capacity);
         void* block = Memory::allocate(bytes);
         const view_type fresh(view_type::storage_type::from_block(block, capacity), size_);
-        detail::copy_elements<Memory, Memory>(fresh, cview(), size_);
+        try {
+            // A device space's copy can fail (cudaMemcpy): the new block is ours to free.
+            detail::copy_elements<Memory, Memory>(fresh, cview(), size_);
+        } catch (...) {
+            Memory::deallocate(block, bytes);
+            throw;
+        }
         Memory::deallocate(block_, bytes_);
         block_ = block;
         bytes_ = bytes;

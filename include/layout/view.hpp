@@ -30,18 +30,35 @@
 namespace layout {
 
 namespace detail {
-/// Leaf index reached by a path of keys (field indices or member pointers) from T.
+template <class>
+inline constexpr bool dependent_false_v = false;
+
+/// Leaf index reached by a path of keys (field indices or member pointers) from T. Each step is
+/// checked before it is taken, so a bad path gives its one message and nothing after it.
 template <class T, auto Key, auto... Rest>
 constexpr std::size_t leaf_of_path() {
     constexpr std::size_t field = field_key_index<T, Key>();
-    constexpr std::size_t first = first_leaf<T>[field];
-    using F = field_t<T, field>;
-    if constexpr (sizeof...(Rest) == 0) {
-        static_assert(is_leaf_v<F>, "layout: column<...>: the path must end at a scalar member "
-                                    "(add the nested member, e.g. column<&P::pos, &Vec3::x>)");
-        return first;
+    if constexpr (field >= field_count<T>()) {
+        static_assert(dependent_false_v<T>,
+                      "layout: column<...>: a path index is out of range (past the end of a "
+                      "std::array member, or past the last field of a struct)");
+        return 0;
     } else {
-        return first + leaf_of_path<F, Rest...>();
+        constexpr std::size_t first = first_leaf<T>[field];
+        using F = field_t<T, field>;
+        if constexpr (sizeof...(Rest) == 0) {
+            static_assert(is_leaf_v<F>,
+                          "layout: column<...>: the path must end at a scalar member "
+                          "(add the nested member, e.g. column<&P::pos, &Vec3::x>)");
+            return first;
+        } else if constexpr (is_leaf_v<F>) {
+            static_assert(dependent_false_v<F>,
+                          "layout: column<...>: the path goes on past a scalar member; end it "
+                          "there");
+            return first;
+        } else {
+            return first + leaf_of_path<F, Rest...>();
+        }
     }
 }
 } // namespace detail
@@ -72,6 +89,7 @@ private:
 template <class T, class Layout>
 class view {
     static_assert(assert_reflectable<std::remove_const_t<T>>());
+    static_assert(detail::layout_fits<std::remove_const_t<T>, Layout>());
 
 public:
     using element_type = T;

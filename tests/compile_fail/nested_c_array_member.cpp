@@ -1,5 +1,6 @@
 // A C array member one level down is rejected like one at the top.
 // expected-error: layout: the element type has a C array member
+// expected-max-lines: 30
 #include <layout/view.hpp>
 
 struct Inner {

@@ -1,5 +1,6 @@
 // A private member makes the struct a non-aggregate.
 // expected-error: layout: the element type .* is not an aggregate
+// expected-max-lines: 30
 #include <layout/view.hpp>
 
 class S {

@@ -16,6 +16,7 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <limits>
 #include <numeric>
 #include <random>
 #include <span>
@@ -287,6 +288,149 @@ TYPED_TEST(cuda_gather_scatter, bin_by_key_matches_the_host_binning) {
             EXPECT_TRUE(same_values(elements(c), want_values)) << n << " " << num_bins;
         }
     }
+}
+
+// ---- keys that are one of x's own columns ---------------------------------------------------------
+
+/// Fields to sort by (energy, a float) and to bin by (cell, an int), among others.
+struct Cell {
+    float energy;
+    int cell;
+    double mass;
+    short tag;
+};
+
+std::vector<Cell> random_cells(std::mt19937& g, std::size_t n, int cells) {
+    std::vector<Cell> v(n);
+    for (auto& c : v)
+        c = Cell{static_cast<float>(random_int(g, -20, 20)), random_int(g, 0, cells - 1),
+                 random_double(g), static_cast<short>(random_int(g, -1000, 1000))};
+    return v;
+}
+
+template <class Policy>
+std::vector<Cell> cells_of(const device_vector<Cell, Policy>& d) {
+    const host_vector<Cell, Policy> h = d;
+    std::vector<Cell> out;
+    for (std::size_t i = 0; i < h.size(); ++i) out.push_back(static_cast<Cell>(h[i]));
+    return out;
+}
+
+::testing::AssertionResult same_cells(const std::vector<Cell>& got, const std::vector<Cell>& want) {
+    if (got.size() != want.size())
+        return ::testing::AssertionFailure() << "size " << got.size() << ", want " << want.size();
+    for (std::size_t i = 0; i < got.size(); ++i)
+        if (got[i].energy != want[i].energy || got[i].cell != want[i].cell ||
+            got[i].mass != want[i].mass || got[i].tag != want[i].tag)
+            return ::testing::AssertionFailure()
+                   << "element " << i << ": cell " << got[i].cell << " energy " << got[i].energy
+                   << ", want cell " << want[i].cell << " energy " << want[i].energy;
+    return ::testing::AssertionSuccess();
+}
+
+/// A stable sort of the elements by one field (the model), as a permutation.
+template <class Key>
+std::vector<std::uint32_t> stable_order(const std::vector<Cell>& v, Key key) {
+    std::vector<std::uint32_t> perm(v.size());
+    std::iota(perm.begin(), perm.end(), 0u);
+    std::stable_sort(perm.begin(), perm.end(),
+                     [&](std::uint32_t a, std::uint32_t b) { return key(v[a]) < key(v[b]); });
+    return perm;
+}
+
+std::vector<Cell> reordered(const std::vector<Cell>& v, const std::vector<std::uint32_t>& perm) {
+    std::vector<Cell> out;
+    for (auto p : perm) out.push_back(v[p]);
+    return out;
+}
+
+/// A SoA container's column as a std::span of device memory (what column_span gives on the host).
+template <auto Field>
+auto device_column(layout::cuda::soa_vector<Cell>& c) {
+    auto column = c.view().template column<Field>();
+    return std::span(column.data(), column.size());
+}
+
+class cuda_key_column : public gpu_test {};
+
+/// Sorting by a field of the element: the key column is reordered once, with the elements (it
+/// was permuted twice, by the sort and by the gather).
+TEST_F(cuda_key_column, sort_by_key_by_a_soa_column) {
+    std::mt19937 g(31);
+    for (std::size_t n : {std::size_t{0}, std::size_t{1}, std::size_t{33}, std::size_t{1000},
+                          std::size_t{70000}}) {
+        const auto values = random_cells(g, n, 9);
+        auto x = device_from<Cell, layout::policy::soa>(values);
+        const auto by_energy = stable_order(values, [](const Cell& c) { return c.energy; });
+        const auto perm = layout::cuda::sort_by_key(device_column<&Cell::energy>(x), x);
+        EXPECT_EQ(to_host(perm), by_energy) << "n " << n;
+        EXPECT_TRUE(same_cells(cells_of(x), reordered(values, by_energy))) << "n " << n;
+
+        auto y = device_from<Cell, layout::policy::soa>(values);
+        const auto by_cell = stable_order(values, [](const Cell& c) { return c.cell; });
+        const auto perm_y = layout::cuda::sort_by_key(device_column<&Cell::cell>(y), y.view());
+        EXPECT_EQ(to_host(perm_y), by_cell) << "n " << n;
+        EXPECT_TRUE(same_cells(cells_of(y), reordered(values, by_cell))) << "n " << n;
+    }
+}
+
+TEST_F(cuda_key_column, bin_by_key_by_a_soa_column) {
+    std::mt19937 g(32);
+    for (std::size_t n : {std::size_t{0}, std::size_t{1}, std::size_t{33}, std::size_t{1000},
+                          std::size_t{70000}}) {
+        const int cells = 9;
+        const auto values = random_cells(g, n, cells);
+        auto x = device_from<Cell, layout::policy::soa>(values);
+        const auto want = stable_order(values, [](const Cell& c) { return c.cell; });
+        std::vector<std::uint32_t> offsets(cells + 1, 0);
+        for (const Cell& c : values) ++offsets[static_cast<std::size_t>(c.cell) + 1];
+        std::partial_sum(offsets.begin(), offsets.end(), offsets.begin());
+        const auto bins = layout::cuda::bin_by_key(device_column<&Cell::cell>(x), cells, x);
+        EXPECT_EQ(to_host(bins.permutation), want) << "n " << n;
+        EXPECT_EQ(to_host(bins.offsets), offsets) << "n " << n;
+        EXPECT_TRUE(same_cells(cells_of(x), reordered(values, want))) << "n " << n;
+    }
+}
+
+/// One AoSoA block (n <= lanes): a leaf's lanes are contiguous, so they are a key column too.
+TEST_F(cuda_key_column, one_aosoa_block) {
+    std::mt19937 g(33);
+    const auto values = random_cells(g, 30, 5);
+    auto x = device_from<Cell, layout::policy::aosoa<32>>(values);
+    using map = layout::mapping<Cell, layout::policy::aosoa<32>>;
+    const std::span<int> keys(reinterpret_cast<int*>(x.view().storage().data + map::lane_offsets[1]),
+                              x.size());
+    const auto bins = layout::cuda::bin_by_key(keys, 5, x);
+    const auto want = stable_order(values, [](const Cell& c) { return c.cell; });
+    EXPECT_EQ(to_host(bins.permutation), want);
+    EXPECT_TRUE(same_cells(cells_of(x), reordered(values, want)));
+}
+
+/// Keys inside x's memory that are not a whole column: std::invalid_argument, nothing changed.
+TEST_F(cuda_key_column, keys_overlapping_x_otherwise_are_rejected) {
+    std::mt19937 g(34);
+    const std::size_t n = 100;
+    const auto values = random_cells(g, n, 4);
+    auto x = device_from<Cell, layout::policy::soa>(values);
+    const auto column = device_column<&Cell::cell>(x);
+    const std::span<int> shifted(column.data() + 1, n);
+    EXPECT_THROW(layout::cuda::sort_by_key(shifted, x), std::invalid_argument);
+    EXPECT_THROW(layout::cuda::bin_by_key(shifted, 4, x), std::invalid_argument);
+    auto a = device_from<Cell, layout::policy::aos>(values);
+    const std::span<int> strided(&a.view().storage().data->cell, n); // an AoS column: not contiguous
+    EXPECT_THROW(layout::cuda::sort_by_key(strided, a), std::invalid_argument);
+    check_cuda(cudaDeviceSynchronize(), "cudaDeviceSynchronize");
+    EXPECT_TRUE(same_cells(cells_of(x), values));
+    EXPECT_TRUE(same_cells(cells_of(a), values));
+}
+
+TEST_F(cuda_key_column, too_many_bins_throw_length_error) {
+    layout::cuda::aos_vector<int> none;
+    layout::cuda::soa_vector<Cell> x;
+    EXPECT_THROW(layout::cuda::bin_by_key(none, std::numeric_limits<std::size_t>::max()),
+                 std::length_error);
+    EXPECT_THROW(layout::cuda::bin_by_key(none, std::numeric_limits<std::size_t>::max(), x),
+                 std::length_error);
 }
 
 // ---- the AoS vector path at every alignment ------------------------------------------------------

@@ -13,6 +13,12 @@
 /// they were (the strong guarantee), after which it is run again without the failure. That
 /// memory space also checks that every block is freed once, with the size it was allocated with.
 ///
+/// Aliasing operations, which std::vector must survive and so must every layout: push_back,
+/// insert and resize of one of the container's own elements (a reference into its block under
+/// AoS, a proxy otherwise), sort_by_key and bin_by_key with keys that are the container's own
+/// column (SoA; AoSoA of one block), and layout::copy between overlapping views of one
+/// container.
+///
 /// Used by fuzz_test.cpp and fuzz_test_failing.cpp (fixed seeds, in CTest) and by
 /// libfuzzer_main.cpp (coverage-guided).
 #pragma once
@@ -38,9 +44,11 @@
 #include <functional>
 #include <iterator>
 #include <limits>
+#include <memory>
 #include <new>
 #include <numeric>
 #include <random>
+#include <span>
 #include <sstream>
 #include <stdexcept>
 #include <string>
@@ -290,7 +298,8 @@ private:
     X(set_element) X(copy_element) X(swap_elements) X(set_leaf) X(sort) X(sort_by_key_bits)      \
     X(ranges_sort) X(stable_sort_by_key_bits) X(reverse) X(rotate) X(gather) X(gather_self)      \
     X(scatter) X(permute) X(permute_in_place) X(sort_by_key) X(bin_by_key) X(compare_equal)      \
-    X(length_errors)
+    X(length_errors) X(push_back_self) X(insert_self_value) X(insert_count_self) X(resize_self)   \
+    X(sort_by_key_column) X(bin_by_key_column) X(copy_overlap)
 
 enum class op_kind : std::uint8_t {
 #define LAYOUT_FUZZ_ENUM(name) name,
@@ -328,6 +337,9 @@ inline std::string describe(const op& o) {
     os << ')';
     return os.str();
 }
+
+/// copy_overlap's offsets: a whole number of AoSoA blocks for 3, 4 and 32 lanes.
+inline constexpr std::size_t copy_step = 96;
 
 /// Limits that keep a step cheap: comparing after every step costs O(size).
 struct limits {
@@ -569,6 +581,52 @@ private:
             o.bits = in.u64();
             o.k = u(1 + in.below(9)); // key range / number of bins
             break;
+        case op_kind::push_back_self: // a.push_back(an element of a)
+            if (n == 0) {
+                o.kind = op_kind::push_back;
+                if (room == 0) o.kind = op_kind::clear;
+                break;
+            }
+            grow_or_shrink(o.kind);
+            if (o.kind != op_kind::erase_range) o.i = u(in.below(n));
+            break;
+        case op_kind::insert_self_value:
+        case op_kind::insert_count_self:
+            if (n == 0) {
+                o.kind = op_kind::push_back;
+                if (room == 0) o.kind = op_kind::clear;
+                break;
+            }
+            grow_or_shrink(o.kind);
+            if (o.kind != op_kind::erase_range) {
+                o.i = u(in.below(n)); // the element inserted
+                o.j = u(in.upto(n));  // where
+                if (o.kind == op_kind::insert_count_self) o.k = u(in.upto(room));
+            }
+            break;
+        case op_kind::resize_self:
+            if (n == 0) {
+                o.kind = op_kind::clear;
+                break;
+            }
+            o.i = u(in.below(n));
+            o.k = u(in.upto(std::min(lim_.max_size, n + lim_.max_count)));
+            break;
+        case op_kind::sort_by_key_column:
+        case op_kind::bin_by_key_column:
+            o.bits = in.u64();
+            o.k = u(1 + in.below(9)); // key range / number of bins
+            o.j = u(in.below(leaves<T>));
+            break;
+        case op_kind::copy_overlap: {
+            // Views of a start at a block: offsets in multiples of 96, a whole number of blocks
+            // in every layout under test (lanes 3, 4, 32)
+            const std::size_t offsets = n / copy_step + 1;
+            o.i = u(copy_step * in.below(offsets));
+            o.j = u(copy_step * in.below(offsets));
+            o.k = u(in.upto(n - std::max(o.i, o.j)));
+            break;
+        }
         default:
             break;
         }
@@ -675,6 +733,13 @@ private:
         case op_kind::sort_by_key:
         case op_kind::bin_by_key:
         case op_kind::length_errors:
+        case op_kind::push_back_self:
+        case op_kind::insert_self_value:
+        case op_kind::insert_count_self:
+        case op_kind::resize_self:
+        case op_kind::sort_by_key_column:
+        case op_kind::bin_by_key_column:
+        case op_kind::copy_overlap:
             return true;
         default:
             return false;
@@ -979,8 +1044,158 @@ private:
                     expect_throws<std::out_of_range>([&] { (void)a.at(n + (o.flag % 3)); }, "at(size())");
             }
             break;
+        case op_kind::push_back_self:
+            a.push_back(self_value(a, o));
+            break;
+        case op_kind::insert_self_value: {
+            const auto it = a.insert(at(o.j), self_value(a, o));
+            expect(it - a.begin() == d(o.j), "insert(pos, an element) returned the wrong iterator");
+            break;
+        }
+        case op_kind::insert_count_self: {
+            const auto it = a.insert(at(o.j), o.k, self_value(a, o));
+            expect(it - a.begin() == d(o.j),
+                   "insert(pos, n, an element) returned the wrong iterator");
+            break;
+        }
+        case op_kind::resize_self:
+            a.resize(o.k, self_value(a, o));
+            break;
+        case op_kind::sort_by_key_column:
+            sort_by_key_column(a, o, false, model);
+            break;
+        case op_kind::bin_by_key_column:
+            sort_by_key_column(a, o, true, model);
+            break;
+        case op_kind::copy_overlap:
+            copy_overlap(a, o);
+            break;
         case op_kind::count:
             break;
+        }
+    }
+
+    /// Element o.i of a itself, as the argument of push_back / insert / resize: a reference into
+    /// a's own block for AoS (a.data()[i], which a reallocation frees) when the flag is even,
+    /// otherwise the proxy a[i] (the model: a plain reference, which std::vector must accept).
+    template <class V>
+    static decltype(auto) self_value(V& a, const op& o) {
+        if constexpr (is_model<V>) {
+            return static_cast<const T&>(a[o.i]);
+        } else if constexpr (std::is_same_v<typename V::layout_type, layout::policy::aos>) {
+            return static_cast<const T&>(a.data()[o.i]);
+        } else {
+            return a[o.i];
+        }
+    }
+
+    /// Writes small keys (from the op's seed) into leaf o.j of every element, then sorts (or
+    /// bins, when that leaf is an integer) the elements by that leaf: the keys are the
+    /// container's own column where it is contiguous (SoA; AoSoA of one block), a copy of it
+    /// otherwise. With the flag, a SoA container first sees keys shifted by one element, which
+    /// overlap it without being a column: std::invalid_argument, nothing changed.
+    template <class V>
+    void sort_by_key_column(V& a, const op& o, bool bin, const std::vector<T>* model) {
+#if LAYOUT_FUZZ_HAVE_ALGORITHMS
+        const std::size_t n = a.size();
+        const auto raw = random_indices(o.bits, n, o.k);
+        with_leaf<T>(o.j, [&](auto l) {
+            constexpr std::size_t L = decltype(l)::value;
+            using S = leaf_type<T, L>;
+            const auto key_of = [&](std::size_t i) {
+                if constexpr (std::is_same_v<S, bool>)
+                    return (raw[i] & 1) != 0;
+                else
+                    return static_cast<S>(raw[i]);
+            };
+            constexpr bool binnable = std::is_integral_v<S> && !std::is_same_v<S, bool>;
+            std::vector<std::size_t> want(n);
+            std::iota(want.begin(), want.end(), std::size_t{0});
+            std::stable_sort(want.begin(), want.end(),
+                             [&](std::size_t x, std::size_t y) { return key_of(x) < key_of(y); });
+            if constexpr (is_model<V>) {
+                const std::vector<T> old = a;
+                for (std::size_t i = 0; i < n; ++i) {
+                    a[i] = old[want[i]];
+                    leaf<L>(a[i]) = key_of(want[i]);
+                }
+            } else {
+                const auto column = a.view().template leaf_column<L>();
+                for (std::size_t i = 0; i < n; ++i) column[i] = key_of(i);
+                bool contiguous = std::is_same_v<typename V::layout_type, layout::policy::soa>;
+                if constexpr (requires { V::layout_type::lanes; })
+                    contiguous = n <= V::layout_type::lanes;
+                std::unique_ptr<S[]> copy(new S[n + 1]);
+                for (std::size_t i = 0; i < n; ++i) copy[i] = column[i];
+                const std::span<S> keys =
+                    contiguous && n > 0 ? std::span<S>(&column[0], n) : std::span<S>(copy.get(), n);
+                if (std::is_same_v<typename V::layout_type, layout::policy::soa> && n >= 2 &&
+                    o.flag % 4 == 3) {
+                    const std::span<S> shifted(&column[1], n);
+                    expect_throws<std::invalid_argument>(
+                        [&] { layout::sort_by_key(shifted, a); },
+                        "sort_by_key with keys that overlap x but are not a column");
+                    compare(a, [&] {
+                        std::vector<T> m = *model;
+                        for (std::size_t i = 0; i < n; ++i) leaf<L>(m[i]) = key_of(i);
+                        return m;
+                    }(), "a after a rejected sort_by_key", 0);
+                }
+                if constexpr (binnable) {
+                    if (bin) {
+                        const auto result = o.flag % 2 == 0
+                                                ? layout::bin_by_key<std::uint32_t>(keys, o.k, a)
+                                                : layout::bin_by_key<std::uint32_t>(keys, o.k, a.view());
+                        expect(std::equal(result.permutation.begin(), result.permutation.end(),
+                                          want.begin(), want.end()),
+                               "bin_by_key by a column returned another permutation");
+                        expect(std::ranges::is_sorted(keys), "bin_by_key left its keys unsorted");
+                        return;
+                    }
+                }
+                const auto perm = o.flag % 2 == 0 ? layout::sort_by_key(keys, a)
+                                                  : layout::sort_by_key(keys, a.view());
+                expect(std::equal(perm.begin(), perm.end(), want.begin(), want.end()),
+                       "sort_by_key by a column returned another permutation");
+                expect(std::ranges::is_sorted(keys), "sort_by_key left its keys unsorted");
+            }
+        });
+#else
+        (void)a, (void)o, (void)bin, (void)model;
+#endif
+    }
+
+    /// The view of v's elements [first, first + count) (first: a whole number of AoSoA blocks).
+    template <class E, class L>
+    static layout::view<E, L> subview(const layout::view<E, L>& v, std::size_t first,
+                                      std::size_t count) {
+        auto st = v.storage();
+        using byte = std::conditional_t<std::is_const_v<E>, const std::byte, std::byte>;
+        if constexpr (std::is_same_v<L, layout::policy::soa>) {
+            for (std::size_t l = 0; l < layout::leaf_count_v<T>; ++l)
+                st.columns[l] = static_cast<byte*>(st.columns[l]) +
+                                first * layout::detail::leaf_table<T>[l].size;
+        } else if constexpr (std::is_same_v<L, layout::policy::aos>) {
+            st.data += first;
+        } else {
+            st.data += first / L::lanes * layout::mapping<T, L>::block_bytes;
+        }
+        return layout::view<E, L>(st, count);
+    }
+
+    /// a[j, j + k) = old a[i, i + k) through two overlapping views of a (layout::copy is a
+    /// memmove).
+    template <class V>
+    void copy_overlap(V& a, const op& o) {
+        if constexpr (is_model<V>) {
+            const std::vector<T> src(a.begin() + o.i, a.begin() + o.i + o.k);
+            std::copy(src.begin(), src.end(), a.begin() + o.j);
+        } else {
+            const auto whole = a.view();
+            if (o.flag % 2 == 0)
+                layout::copy(subview(whole, o.i, o.k), subview(whole, o.j, o.k));
+            else
+                layout::copy(subview(a.cview(), o.i, o.k), subview(whole, o.j, o.k));
         }
     }
 

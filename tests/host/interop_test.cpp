@@ -82,6 +82,28 @@ static_assert(std::same_as<std::ranges::range_reference_t<decltype(layout::colum
                                std::declval<const aosoa_p&>()))>,
                            const float&>);
 
+// Spans and ranges of a temporary container would dangle: those calls are ill-formed (deleted
+// overloads), for rvalue and const rvalue containers alike; lvalues and views (which own
+// nothing), rvalue or not, are fine. (The diagnostic: compile_fail/column_span_temporary.cpp.)
+template <class X>
+constexpr bool spans_of() {
+    constexpr bool span = requires { layout::column_span<&Particle::x>(std::declval<X>()); };
+    constexpr bool strided = requires { layout::strided_column<&Particle::x>(std::declval<X>()); };
+    constexpr bool range = requires { layout::column_range<&Particle::x>(std::declval<X>()); };
+    static_assert(span == strided && strided == range);
+    return span;
+}
+static_assert(spans_of<soa_p&>() && spans_of<const soa_p&>());
+static_assert(!spans_of<soa_p>() && !spans_of<soa_p&&>() && !spans_of<const soa_p&&>());
+template <class X>
+constexpr bool strided_of = requires { layout::strided_column<&Particle::x>(std::declval<X>()); };
+template <class X>
+constexpr bool range_of = requires { layout::column_range<&Particle::x>(std::declval<X>()); };
+static_assert(strided_of<aos_p&> && !strided_of<aos_p> && !strided_of<const aos_p&&>);
+static_assert(range_of<const aosoa_p&> && !range_of<aosoa_p> && !range_of<const aosoa_p>);
+static_assert(spans_of<layout::view<Particle, layout::policy::soa>>() &&
+              spans_of<const layout::view<Particle, layout::policy::soa>&>());
+
 // The containers' and views' iterators, whose reference is a proxy.
 template <class C>
 constexpr bool container_iterators_are_random_access() {
@@ -252,6 +274,45 @@ TEST(strided_column, soa_column_has_stride_one) {
     EXPECT_EQ(s.data(), layout::column_span<&Particle::z>(c).data());
     const layout::strided_span<float> from_span(layout::column_span<&Particle::z>(c));
     EXPECT_TRUE(std::ranges::equal(s, from_span));
+}
+
+/// Stride 0 repeats the one value size() times (a broadcast): a range of size() elements whose
+/// iterators count, not a range that never advances (end() - begin() used to divide by zero).
+TEST(strided_span, stride_zero_repeats_one_value) {
+    float value = 2.5f;
+    const layout::strided_span<float> s(&value, 5, 0);
+    EXPECT_EQ(s.size(), 5u);
+    EXPECT_EQ(s.end() - s.begin(), 5);
+    EXPECT_EQ(std::ranges::distance(s), 5);
+    EXPECT_EQ(std::ranges::count(s, 2.5f), 5);
+    std::size_t visited = 0;
+    for (float& x : s) {
+        EXPECT_EQ(&x, &value);
+        ++visited;
+    }
+    EXPECT_EQ(visited, 5u);
+    EXPECT_EQ(&s[4], &value);
+    EXPECT_EQ(&*(s.end() - 1), &value);
+    std::ranges::fill(s, 1.f); // five writes to one float
+    EXPECT_EQ(value, 1.f);
+    const layout::strided_span<float> none(&value, 0, 0);
+    EXPECT_TRUE(none.empty());
+    EXPECT_EQ(none.end() - none.begin(), 0);
+}
+
+/// Iterators step by index: a range over every other element reads the right values from
+/// both ends and in the middle, and reverse iteration ends where forward iteration began.
+TEST(strided_span, iterators_of_a_stride_count_elements) {
+    std::vector<int> data(20);
+    std::iota(data.begin(), data.end(), 0);
+    const layout::strided_span<int> evens(data.data(), 10, 2);
+    EXPECT_EQ(evens.end() - evens.begin(), 10);
+    EXPECT_EQ(evens.begin()[7], 14);
+    EXPECT_EQ(*(evens.end() - 1), 18);
+    std::vector<int> back(std::make_reverse_iterator(evens.end()),
+                          std::make_reverse_iterator(evens.begin()));
+    EXPECT_EQ(back, (std::vector<int>{18, 16, 14, 12, 10, 8, 6, 4, 2, 0}));
+    EXPECT_LT(evens.begin() + 3, evens.begin() + 4);
 }
 
 // ---- column_range: any layout ------------------------------------------------------------------

@@ -1,6 +1,8 @@
 // Reflection: leaf counts, leaf types, field indices of member pointers, and the byte offsets
 // layout computes for each leaf against the real addresses of the members.
+#define LAYOUT_CHECK_BOUNDS 1 // the death tests below need the checks, in any build type
 #include <layout/policies.hpp>
+#include <layout/vector.hpp>
 #include <layout/view.hpp>
 
 #include "common/shapes.hpp"
@@ -8,7 +10,9 @@
 #include <gtest/gtest.h>
 
 #include <array>
+#include <climits>
 #include <cstddef>
+#include <cstdint>
 #include <type_traits>
 #include <utility>
 
@@ -179,6 +183,242 @@ TEST(reflect, rejected_types_say_why) {
     EXPECT_EQ(check_element_type<with_reference>(), reflect_error::reference_member);
     EXPECT_EQ(check_element_type<either>(), reflect_error::union_type);
     EXPECT_EQ(check_element_type<derived>(), reflect_error::not_standard_layout);
+}
+
+// ---- alignas and padding the ABI rule does not predict: offsets against real addresses ------
+
+struct Padded { // b at 2 and c at 3; the ABI rule from the member types says 1 and 2
+    char a;
+    alignas(2) char b;
+    char c;
+};
+struct alignas(16) Vec4 { // alignas on the struct: its size is 16, its members where they were
+    float x, y, z;
+};
+struct OverAligned { // b at 12, f at 16: the same size as without the alignas
+    double d;
+    char a;
+    alignas(4) char b;
+    float f;
+};
+enum class Kind : unsigned char { gas, dust };
+struct Composite { // alignas inside nested structs, in a std::array of them, on a nested member
+    char tag;
+    Vec4 v;
+    alignas(8) int i;
+    std::array<Padded, 2> ps;
+    bool on;
+    Kind kind;
+    alignas(32) OverAligned o;
+    double d;
+};
+struct FarOffsets { // offsets past 255 take more than one byte of the probe
+    std::array<double, 40> big;
+    alignas(64) char c;
+    short s;
+    std::array<std::array<std::uint8_t, 3>, 60> bytes;
+    alignas(128) float last;
+};
+struct alignas(64) Chunk {
+    double x;
+};
+struct Large { // past the probe's size limit: the ABI rule, with the nested structs probed
+    std::array<Chunk, 70> chunks;
+    Padded p;
+};
+struct alignas(16) PaddedLarge { // the ABI rule with alignas on the struct: refused
+    std::array<char, 4097> a;
+};
+struct WithPointer { // pointers cannot be built by bit_cast: the ABI rule, checked, instead
+    char c;
+    const float* p;
+    Padded padded;
+    int n;
+};
+struct WithLongDouble {
+    char c;
+    long double x;
+    std::array<short, 3> s;
+};
+
+static_assert(layout::detail::leaf_offset<Padded, 1>() == 2);
+static_assert(layout::detail::leaf_offset<Padded, 2>() == 3);
+static_assert(layout::detail::leaf_offset<OverAligned, 2>() == offsetof(OverAligned, b));
+
+TEST(reflect, alignas_members_are_where_the_compiler_put_them) {
+    Padded p{};
+    expect_leaves_at(p, std::array<const void*, 3>{&p.a, &p.b, &p.c});
+    Vec4 v{};
+    expect_leaves_at(v, std::array<const void*, 3>{&v.x, &v.y, &v.z});
+    OverAligned o{};
+    expect_leaves_at(o, std::array<const void*, 4>{&o.d, &o.a, &o.b, &o.f});
+}
+
+TEST(reflect, nested_alignas_members_are_where_the_compiler_put_them) {
+    Composite c{};
+    expect_leaves_at(c, std::array<const void*, 18>{&c.tag, &c.v.x, &c.v.y, &c.v.z, &c.i,
+                                                    &c.ps[0].a, &c.ps[0].b, &c.ps[0].c,
+                                                    &c.ps[1].a, &c.ps[1].b, &c.ps[1].c, &c.on,
+                                                    &c.kind, &c.o.d, &c.o.a, &c.o.b, &c.o.f,
+                                                    &c.d});
+}
+
+TEST(reflect, offsets_past_255_bytes) {
+    static FarOffsets f{};
+    std::array<const void*, leaf_count_v<FarOffsets>> members{};
+    std::size_t l = 0;
+    for (auto& x : f.big) members[l++] = &x;
+    members[l++] = &f.c;
+    members[l++] = &f.s;
+    for (auto& row : f.bytes)
+        for (auto& b : row) members[l++] = &b;
+    members[l++] = &f.last;
+    ASSERT_EQ(l, members.size());
+    expect_leaves_at(f, members);
+}
+
+TEST(reflect, structs_past_4_kib_use_the_abi_rule) {
+    static_assert(sizeof(Large) > layout::detail::byte_probe_max_size);
+    static Large big{};
+    std::array<const void*, leaf_count_v<Large>> members{};
+    std::size_t l = 0;
+    for (auto& c : big.chunks) members[l++] = &c.x;
+    members[l++] = &big.p.a;
+    members[l++] = &big.p.b;
+    members[l++] = &big.p.c;
+    ASSERT_EQ(l, members.size());
+    expect_leaves_at(big, members);
+}
+
+TEST(reflect, pointer_and_long_double_members_use_the_abi_rule) {
+    WithPointer w{};
+    expect_leaves_at(w, std::array<const void*, 6>{&w.c, &w.p, &w.padded.a, &w.padded.b,
+                                                   &w.padded.c, &w.n});
+    WithLongDouble d{};
+    expect_leaves_at(d, std::array<const void*, 5>{&d.c, &d.x, &d.s[0], &d.s[1], &d.s[2]});
+}
+
+// ---- Types layout refuses, and why (each has a must-not-compile test too) ------------------
+
+struct pointer_moved_by_alignas {
+    char c;
+    alignas(16) float* p;
+};
+struct alignas(32) pointer_in_aligned_struct {
+    float* p;
+};
+struct with_const {
+    const float x;
+    int id;
+};
+struct empty {};
+struct with_empty {
+    empty e;
+    int id;
+};
+struct with_empty_array {
+    std::array<float, 0> nothing;
+};
+struct with_empty_array_and_more {
+    float x;
+    std::array<float, 0> nothing;
+};
+struct with_bit_fields {
+    unsigned a : 3;
+    unsigned b : 5;
+};
+union number {
+    float f;
+    int i;
+};
+struct with_union {
+    number n;
+    int id;
+};
+float global_value = 0;
+struct with_defaulted_reference {
+    float& r = global_value;
+    int id;
+};
+struct with_many_fields { // 101
+    std::array<float, 1> f0;
+    float f1, f2, f3, f4, f5, f6, f7, f8, f9, f10, f11, f12, f13, f14, f15, f16, f17, f18, f19,
+        f20, f21, f22, f23, f24, f25, f26, f27, f28, f29, f30, f31, f32, f33, f34, f35, f36, f37,
+        f38, f39, f40, f41, f42, f43, f44, f45, f46, f47, f48, f49, f50, f51, f52, f53, f54, f55,
+        f56, f57, f58, f59, f60, f61, f62, f63, f64, f65, f66, f67, f68, f69, f70, f71, f72, f73,
+        f74, f75, f76, f77, f78, f79, f80, f81, f82, f83, f84, f85, f86, f87, f88, f89, f90, f91,
+        f92, f93, f94, f95, f96, f97, f98, f99, f100;
+};
+struct with_100_fields {
+    float f0, f1, f2, f3, f4, f5, f6, f7, f8, f9, f10, f11, f12, f13, f14, f15, f16, f17, f18,
+        f19, f20, f21, f22, f23, f24, f25, f26, f27, f28, f29, f30, f31, f32, f33, f34, f35, f36,
+        f37, f38, f39, f40, f41, f42, f43, f44, f45, f46, f47, f48, f49, f50, f51, f52, f53, f54,
+        f55, f56, f57, f58, f59, f60, f61, f62, f63, f64, f65, f66, f67, f68, f69, f70, f71, f72,
+        f73, f74, f75, f76, f77, f78, f79, f80, f81, f82, f83, f84, f85, f86, f87, f88, f89, f90,
+        f91, f92, f93, f94, f95, f96, f97, f98, f99;
+};
+
+TEST(reflect, more_rejected_types_say_why) {
+    using layout::detail::check_element_type;
+    using layout::detail::reflect_error;
+    EXPECT_EQ(check_element_type<Padded>(), reflect_error::none);
+    EXPECT_EQ(check_element_type<Composite>(), reflect_error::none);
+    EXPECT_EQ(check_element_type<WithPointer>(), reflect_error::none);
+    EXPECT_EQ(check_element_type<Large>(), reflect_error::none);
+    EXPECT_EQ(check_element_type<PaddedLarge>(), reflect_error::unverifiable_offsets);
+    EXPECT_EQ(check_element_type<with_100_fields>(), reflect_error::none);
+    EXPECT_EQ(check_element_type<pointer_moved_by_alignas>(), reflect_error::unverifiable_offsets);
+    EXPECT_EQ(check_element_type<pointer_in_aligned_struct>(),
+              reflect_error::unverifiable_offsets);
+    EXPECT_EQ(check_element_type<with_const>(), reflect_error::const_member);
+    EXPECT_EQ(check_element_type<with_empty>(), reflect_error::empty_or_class_member);
+    EXPECT_EQ(check_element_type<empty>(), reflect_error::no_fields);
+    EXPECT_EQ(check_element_type<with_empty_array>(), reflect_error::zero_length_array);
+    EXPECT_EQ(check_element_type<with_empty_array_and_more>(), reflect_error::zero_length_array);
+    EXPECT_EQ((check_element_type<std::array<float, 0>>()), reflect_error::zero_length_array);
+    EXPECT_EQ(check_element_type<with_bit_fields>(), reflect_error::bit_field);
+    EXPECT_EQ(check_element_type<with_union>(), reflect_error::union_type);
+    EXPECT_EQ(check_element_type<with_defaulted_reference>(), reflect_error::not_standard_layout);
+    EXPECT_EQ(check_element_type<with_many_fields>(), reflect_error::too_many_fields);
+}
+
+// A refused type is one opaque leaf to everything downstream, so that only the static_assert
+// that names the problem fires (the must-not-compile tests count the lines).
+static_assert(layout::detail::is_leaf_v<with_union>);
+static_assert(leaf_count_v<with_many_fields> == 1);
+static_assert(!layout::detail::is_leaf_v<with_100_fields>);
+static_assert(leaf_count_v<with_100_fields> == 100);
+
+// ---- Bounds checks --------------------------------------------------------------------------
+
+struct Body {
+    float m;
+    std::array<float, 3> vel;
+    int id;
+};
+
+TEST(reflect_death, std_array_member_index_is_bounds_checked) {
+    layout::soa_vector<Body> v(2);
+    auto vel = v[1].get<1>();
+    vel[2] = 5.0f;
+    EXPECT_EQ(v[1].get<1>()[2], 5.0f);
+    EXPECT_DEATH(vel[3] = 1.0f, "layout: index out of range \\(index 3, size 3\\)");
+}
+
+TEST(reflect_death, negative_indices_print_signed) {
+    const int i = -1;
+    EXPECT_DEATH(LAYOUT_BOUNDS_CHECK(i, 3), "index -1, size 3\\)");
+    const long long lowest = LLONG_MIN;
+    EXPECT_DEATH(LAYOUT_BOUNDS_CHECK(lowest, 3), "index -9223372036854775808, size 3\\)");
+    const std::size_t huge = SIZE_MAX;
+    EXPECT_DEATH(LAYOUT_BOUNDS_CHECK(huge, 3), "index 18446744073709551615, size 3\\)");
+}
+
+TEST(reflect, in_range_indices_pass_the_check) {
+    EXPECT_TRUE(layout::detail::index_in_range(2, 3u));
+    EXPECT_FALSE(layout::detail::index_in_range(-1, 3u));
+    EXPECT_FALSE(layout::detail::index_in_range(3u, 3u));
+    EXPECT_TRUE(layout::detail::index_in_range(std::size_t{0}, 1));
 }
 
 } // namespace

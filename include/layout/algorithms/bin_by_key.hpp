@@ -31,21 +31,17 @@ struct bins {
     std::vector<Index> offsets;
 };
 
-/// Groups elements by an integer key in [0, num_bins) (a counting sort: stable, O(n + bins)).
-/// keys are sorted in place. An out-of-range key stops the program when LAYOUT_CHECK_BOUNDS is
-/// on and is undefined behaviour otherwise.
-///
-///     std::vector<unsigned> cell = {2, 0, 2, 1};
-///     auto b = layout::bin_by_key(cell, 4);   // permutation {1, 3, 0, 2}, offsets {0, 1, 2, 4, 4}
-template <class Index = std::size_t, detail::key_range Keys>
-bins<Index> bin_by_key(Keys&& keys, std::size_t num_bins) {
-    const auto k = detail::key_span(keys);
-    using K = typename decltype(k)::value_type;
+namespace detail {
+
+/// The permutation and offsets of bin_by_key; keys are only read (validated first).
+template <class Index, class K>
+bins<Index> bin_permutation(std::span<K> k, std::size_t num_bins) {
     static_assert(std::is_integral_v<K> && !std::is_same_v<K, bool>,
                   "layout::bin_by_key: keys must be integers in [0, num_bins)");
     const std::size_t n = k.size();
-    detail::check_index_type<Index>("layout::bin_by_key", n);
-    detail::validate_indices("bin_by_key key", std::span<const K>(k), num_bins);
+    check_index_type<Index>("layout::bin_by_key", n);
+    check_bin_count("layout::bin_by_key", num_bins, std::vector<Index>().max_size());
+    validate_indices("bin_by_key key", std::span<const K>(k), num_bins);
 
     bins<Index> result{std::vector<Index>(n), std::vector<Index>(num_bins + 1, Index{0})};
     auto& offsets = result.offsets;
@@ -55,14 +51,39 @@ bins<Index> bin_by_key(Keys&& keys, std::size_t num_bins) {
     for (std::size_t i = 0; i < n; ++i)
         result.permutation[static_cast<std::size_t>(next[static_cast<std::size_t>(k[i])]++)] =
             static_cast<Index>(i);
-    for (std::size_t b = 0; b < num_bins; ++b)
+    return result;
+}
+
+/// The keys in bin order: bin b's value over [offsets[b], offsets[b + 1]). Does not allocate.
+template <class K, class Index>
+void write_binned_keys(std::span<K> k, const std::vector<Index>& offsets) noexcept {
+    for (std::size_t b = 0; b + 1 < offsets.size(); ++b)
         std::fill(k.begin() + static_cast<std::ptrdiff_t>(offsets[b]),
                   k.begin() + static_cast<std::ptrdiff_t>(offsets[b + 1]), static_cast<K>(b));
+}
+
+} // namespace detail
+
+/// Groups elements by an integer key in [0, num_bins) (a counting sort: stable, O(n + bins)).
+/// keys are sorted in place. An out-of-range key stops the program when LAYOUT_CHECK_BOUNDS is
+/// on and is undefined behaviour otherwise. num_bins so large that num_bins + 1 offsets cannot
+/// be held (SIZE_MAX) throws std::length_error; a failed allocation leaves the keys unchanged.
+///
+///     std::vector<unsigned> cell = {2, 0, 2, 1};
+///     auto b = layout::bin_by_key(cell, 4);   // permutation {1, 3, 0, 2}, offsets {0, 1, 2, 4, 4}
+template <class Index = std::size_t, detail::key_range Keys>
+bins<Index> bin_by_key(Keys&& keys, std::size_t num_bins) {
+    const auto k = detail::key_span(keys);
+    bins<Index> result = detail::bin_permutation<Index>(k, num_bins);
+    detail::write_binned_keys(k, result.offsets);
     return result;
 }
 
 /// bin_by_key, and every field of x (a container or mutable view) reordered the same way: after
 /// it, the elements of bin b are x[offsets[b]] .. x[offsets[b + 1] - 1], in their old order.
+/// The keys may be one of x's own columns (layout::column_span<&P::cell>(x)); keys that overlap
+/// x otherwise throw std::invalid_argument. Strong guarantee: if an allocation fails, neither
+/// keys nor x has changed.
 template <class Index = std::size_t, detail::key_range Keys, detail::viewable X>
 bins<Index> bin_by_key(Keys&& keys, std::size_t num_bins, X&& x) {
     static_assert(!detail::in_device_only_memory<X>(),
@@ -74,8 +95,12 @@ bins<Index> bin_by_key(Keys&& keys, std::size_t num_bins, X&& x) {
     const auto k = detail::key_span(keys);
     if (k.size() != v.size())
         detail::throw_size_mismatch("layout::bin_by_key", k.size(), "keys", v.size(), "the view");
-    bins<Index> result = bin_by_key<Index>(k, num_bins);
+    const bool keys_in_x = detail::keys_are_column_of("layout::bin_by_key", v, k);
+    bins<Index> result = detail::bin_permutation<Index>(k, num_bins);
+    // Reordering x reorders its key column too (sorted then); otherwise the keys are written
+    // after it, which allocates nothing.
     detail::permute_in_place_on_host(v, std::span<const Index>(result.permutation));
+    if (!keys_in_x) detail::write_binned_keys(k, result.offsets);
     return result;
 }
 

@@ -30,9 +30,8 @@ template <class T, class L, class I>
 void permute_in_place_on_host(const view<T, L>& v, std::span<const I> perm) {
     const std::size_t n = v.size();
     if (n == 0) return;
-    vector<T, L, host_memory> scratch;
-    scratch.reserve(n);
-    const view<T, L> copy(scratch.view().storage(), n);
+    const host_scratch<T, L> scratch(n); // the only allocation: before anything is written
+    const view<T, L> copy = scratch.view_of();
     copy_same_layout_bytes(copy, view<const T, L>(v), n, &host_memory::copy_bytes);
     gather_on_host(v, view<const T, L>(copy), perm);
 }

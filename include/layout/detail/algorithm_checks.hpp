@@ -9,6 +9,7 @@
 #pragma once
 
 #include "../config.hpp"
+#include "../copy.hpp"
 #include "../policies.hpp"
 #include "../reflect.hpp"
 #include "../view.hpp"
@@ -46,45 +47,52 @@ LAYOUT_HOST_DEVICE LAYOUT_FORCEINLINE constexpr bool index_in_range(I index,
         return static_cast<unsigned long long>(index) < static_cast<unsigned long long>(size);
 }
 
-/// The bytes a view's first n elements occupy: one range for AoS and AoSoA (whole blocks), one
-/// per column for SoA. Computed from the pointers only; nothing is dereferenced, so this works
-/// on views of device memory too.
-struct byte_range {
-    std::uintptr_t first, last; // [first, last)
-};
-
-template <class V>
-auto byte_ranges(const V& v) noexcept {
-    using T = typename V::value_type;
-    using L = typename V::layout_type;
-    const std::size_t n = v.size();
-    if constexpr (std::is_same_v<L, policy::soa>) {
-        std::array<byte_range, leaf_count_v<T>> ranges{};
-        for (std::size_t l = 0; l < leaf_count_v<T>; ++l) {
-            const auto first = reinterpret_cast<std::uintptr_t>(v.storage().columns[l]);
-            ranges[l] = {first, first + n * leaf_table<T>[l].size};
-        }
-        return ranges;
-    } else {
-        const auto first = reinterpret_cast<std::uintptr_t>(v.storage().data);
-        return std::array<byte_range, 1>{byte_range{first, first + mapping<T, L>::bytes(n)}};
-    }
-}
-
-template <class A, class B>
-bool views_overlap(const A& a, const B& b) noexcept {
-    if (a.size() == 0 || b.size() == 0) return false;
-    for (const byte_range& x : byte_ranges(a))
-        for (const byte_range& y : byte_ranges(b))
-            if (x.first < y.last && y.first < x.last) return true;
-    return false;
-}
-
 inline void check_no_overlap(const char* function, bool overlap) {
     if (overlap)
         throw std::invalid_argument(std::string(function) +
                                     ": source and destination overlap; they must be distinct "
                                     "memory (use layout::permute_in_place to reorder in place)");
+}
+
+/// Throws std::invalid_argument if the keys share bytes with the elements of v without being
+/// exactly one of v's columns (key i is leaf l of element i, for one leaf l of the keys' size);
+/// returns whether they are that column. Sorting by a column of the elements themselves
+/// (keys = column_span<&P::cell>(particles)) is supported: the algorithms then compute the
+/// permutation before anything moves, and reordering the elements sorts the keys with them.
+/// Any other overlap would be overwritten halfway. Pointer arithmetic only (device memory too).
+///
+///     keys_are_column_of("layout::sort_by_key", p.view(), column_span<&P::cell>(p))  // true
+///     keys_are_column_of("layout::sort_by_key", p.view(), separate_keys)              // false
+template <class V, class K>
+bool keys_are_column_of(const char* function, const V& v, std::span<K> keys) {
+    using T = typename V::value_type;
+    const std::size_t n = keys.size();
+    if (n == 0 || n != v.size()) return false;
+    const auto first = reinterpret_cast<std::uintptr_t>(keys.data());
+    const byte_range k{first, first + n * sizeof(K)};
+    bool overlap = false;
+    for (const byte_range& r : byte_ranges(v)) overlap = overlap || ranges_overlap(k, r);
+    if (!overlap) return false;
+    // Leaf l of consecutive elements is at least sizeof(K) apart in every layout; first and
+    // last exactly (n - 1) * sizeof(K) apart means every step is sizeof(K): the keys' span.
+    for (std::size_t l = 0; l < leaf_count_v<T>; ++l)
+        if (leaf_table<T>[l].size == sizeof(K) && leaf_address(v, 0, l) == k.first &&
+            leaf_address(v, n - 1, l) == k.first + (n - 1) * sizeof(K))
+            return true;
+    throw std::invalid_argument(std::string(function) +
+                                ": the keys overlap the elements without being one of their "
+                                "columns; pass keys in memory of their own, or a whole column "
+                                "(layout::column_span<&T::key>(x))");
+}
+
+/// Throws std::length_error when num_bins + 1 offsets cannot be held (num_bins = SIZE_MAX
+/// would wrap to zero offsets).
+inline void check_bin_count(const char* function, std::size_t num_bins, std::size_t max_offsets) {
+    if (num_bins >= max_offsets)
+        throw std::length_error(std::string(function) + ": " + std::to_string(num_bins) +
+                                " bins need " + std::to_string(num_bins) +
+                                " + 1 offsets, more than can be allocated (" +
+                                std::to_string(max_offsets) + ")");
 }
 
 /// With LAYOUT_CHECK_BOUNDS: stops at the first index not below size, naming its position.

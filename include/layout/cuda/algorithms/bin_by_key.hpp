@@ -27,6 +27,7 @@
 
 #include <cuda_runtime.h>
 
+#include <algorithm>
 #include <bit>
 #include <cstddef>
 #include <cstdint>
@@ -76,13 +77,18 @@ bins<Index> bin_by_key(Keys&& keys, std::size_t num_bins, cudaStream_t stream = 
     constexpr const char* function = "layout::cuda::bin_by_key";
     const std::size_t n = k.size();
     layout::detail::check_index_type<Index>(function, n);
+    layout::detail::check_bin_count(
+        function, num_bins, layout::vector<Index, policy::aos, device_memory>::max_size());
     detail::validate_indices(function, "key", k.data(), n, num_bins, "the number of bins is",
                              stream);
     // Keys in [0, num_bins) are non-negative: sort them as unsigned, on the low bits only.
     using U = std::make_unsigned_t<K>;
+    // (At most the key's width: more bins than K can name need no more bits.)
     const int end_bit =
         num_bins <= 1 ? 1
-                      : static_cast<int>(std::bit_width(static_cast<std::uint64_t>(num_bins - 1)));
+                      : std::min(static_cast<int>(sizeof(U) * 8),
+                                 static_cast<int>(std::bit_width(
+                                     static_cast<std::uint64_t>(num_bins - 1))));
     // The offsets are allocated before the sort changes the keys: a failed allocation throws
     // with nothing changed.
     layout::vector<Index, policy::aos, device_memory> offsets(num_bins + 1);
@@ -97,7 +103,9 @@ bins<Index> bin_by_key(Keys&& keys, std::size_t num_bins, cudaStream_t stream = 
 }
 
 /// bin_by_key, and every field of x reordered the same way: after it, bin b's elements are
-/// x[offsets[b]] .. x[offsets[b + 1] - 1], in their old relative order.
+/// x[offsets[b]] .. x[offsets[b + 1] - 1], in their old relative order. The keys may be one of
+/// x's own columns, as for sort_by_key; keys that overlap x otherwise throw
+/// std::invalid_argument.
 template <class Index = std::uint32_t, detail::device_key_range Keys, layout::detail::viewable X>
 bins<Index> bin_by_key(Keys&& keys, std::size_t num_bins, X&& x, cudaStream_t stream = 0) {
     detail::check_device_container<X>();
@@ -111,9 +119,12 @@ bins<Index> bin_by_key(Keys&& keys, std::size_t num_bins, X&& x, cudaStream_t st
 #if LAYOUT_CHECK_BOUNDS
     detail::check_views_accessible("layout::cuda::bin_by_key", v, v);
 #endif
+    (void)layout::detail::keys_are_column_of("layout::cuda::bin_by_key", v, k);
     const detail::permute_scratch scratch(v, stream); // allocated before the keys change
+    scratch.save(stream); // x as it was, with its key column unsorted if the keys are one
     bins<Index> result = cuda::bin_by_key<Index>(k, num_bins, stream);
-    scratch.permute(result.permutation.view().storage().data, stream, "layout::cuda::bin_by_key");
+    scratch.gather_back(result.permutation.view().storage().data, stream,
+                        "layout::cuda::bin_by_key");
     return result;
 }
 

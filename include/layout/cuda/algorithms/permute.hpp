@@ -36,31 +36,51 @@ namespace detail {
 
 /// A stream-ordered scratch block with room for a copy of v in its own layout. Callers that
 /// change data before permuting (sort_by_key sorts the keys) allocate it first, so that an
-/// allocation failure throws before anything has changed.
+/// allocation failure throws before anything has changed; and they save() v before they change
+/// it, so that keys that are one of v's own columns are gathered from their old order.
+///
+///     permute_scratch scratch(v, stream);   // allocates: may throw, nothing changed
+///     scratch.save(stream);                 // v's bytes into the scratch block
+///     ... sort the keys (perhaps a column of v) ...
+///     scratch.gather_back(perm, stream, function);   // v[i] = saved v[perm[i]]
 template <class T, class L>
 class permute_scratch {
 public:
     permute_scratch(const layout::view<T, L>& v, cudaStream_t stream)
         : v_(v), block_(mapping<T, L>::bytes(rounded(v.size())), stream) {}
 
-    /// v[i] = old v[perm[i]]: copies v into the scratch block, then gathers back from it.
-    template <class I>
-    void permute(const I* perm, cudaStream_t stream, const char* function) const {
-        const std::size_t n = v_.size();
-        if (n == 0) return;
-        const layout::view<T, L> copy(
-            layout::view<T, L>::storage_type::from_block(block_.get(), rounded(n)), n);
+    /// Copies v into the scratch block (stream-ordered).
+    void save(cudaStream_t stream) const {
         layout::detail::for_each_run(
-            copy, layout::view<const T, L>(v_), n, [&](void* d, const void* s, std::size_t bytes) {
+            copy(), layout::view<const T, L>(v_), v_.size(),
+            [&](void* d, const void* s, std::size_t bytes) {
                 check(cudaMemcpyAsync(d, s, bytes, cudaMemcpyDefault, stream), "cudaMemcpyAsync");
             });
-        launch_gather(v_, layout::view<const T, L>(copy), perm, n, stream, function);
+    }
+
+    /// v[i] = saved v[perm[i]] for every i.
+    template <class I>
+    void gather_back(const I* perm, cudaStream_t stream, const char* function) const {
+        if (v_.size() == 0) return;
+        launch_gather(v_, layout::view<const T, L>(copy()), perm, v_.size(), stream, function);
+    }
+
+    /// v[i] = old v[perm[i]]: save(), then gather_back().
+    template <class I>
+    void permute(const I* perm, cudaStream_t stream, const char* function) const {
+        save(stream);
+        gather_back(perm, stream, function);
     }
 
 private:
     static std::size_t rounded(std::size_t n) { // AoSoA blocks are whole
         if constexpr (requires { L::lanes; }) return (n + L::lanes - 1) / L::lanes * L::lanes;
         return n;
+    }
+    layout::view<T, L> copy() const noexcept {
+        return layout::view<T, L>(
+            layout::view<T, L>::storage_type::from_block(block_.get(), rounded(v_.size())),
+            v_.size());
     }
     layout::view<T, L> v_;
     stream_buffer<std::byte> block_;

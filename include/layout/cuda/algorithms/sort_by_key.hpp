@@ -100,9 +100,12 @@ layout::vector<Index, policy::aos, device_memory> sort_by_key(Keys&& keys,
 
 /// Sorts keys and reorders every field of x (a device container or a view of device memory, any
 /// layout) the same way: a CUB sort of (key, index) pairs, then one gather of x. Returns the
-/// permutation.
+/// permutation. The keys may be one of x's own columns (sorting by a field of the element):
+/// x is saved before the sort, and the gather writes that column sorted. Keys that overlap x
+/// otherwise throw std::invalid_argument, before anything is launched.
 ///
 ///     auto perm = layout::cuda::sort_by_key(cell_of_particle, particles);
+///     layout::cuda::sort_by_key(std::span<int>(soa.view().column<&P::cell>().data(), n), soa);
 template <class Index = std::uint32_t, detail::device_key_range Keys, layout::detail::viewable X>
 layout::vector<Index, policy::aos, device_memory> sort_by_key(Keys&& keys, X&& x,
                                                               cudaStream_t stream = 0) {
@@ -117,9 +120,11 @@ layout::vector<Index, policy::aos, device_memory> sort_by_key(Keys&& keys, X&& x
 #if LAYOUT_CHECK_BOUNDS
     detail::check_views_accessible("layout::cuda::sort_by_key", v, v);
 #endif
+    (void)layout::detail::keys_are_column_of("layout::cuda::sort_by_key", v, k);
     const detail::permute_scratch scratch(v, stream); // allocated before the keys change
+    scratch.save(stream); // x as it was, with its key column unsorted if the keys are one
     auto perm = cuda::sort_by_key<Index>(k, stream);
-    scratch.permute(perm.view().storage().data, stream, "layout::cuda::sort_by_key");
+    scratch.gather_back(perm.view().storage().data, stream, "layout::cuda::sort_by_key");
     return perm;
 }
 

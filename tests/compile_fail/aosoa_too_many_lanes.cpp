@@ -1,0 +1,12 @@
+// aosoa<P, 1 << 59>: the block size wrapped around to 0 before.
+// expected-error: layout: aosoa<T, Lanes>: a block of Lanes elements does not fit
+// expected-max-lines: 30
+#include <layout/vector.hpp>
+
+#include <cstddef>
+
+struct P {
+    float x, y;
+};
+
+layout::vector<P, layout::policy::aosoa<(std::size_t{1} << 59)>> v;
