@@ -1,0 +1,156 @@
+// Device migration benchmark (see migrate_bench.hpp): layout::cuda containers, CUDA-aware MPI
+// (where the library is) against staging through pinned memory, and a hand-written baseline:
+// count by destination on the host, upload the order, gather AoS structs with a raw kernel,
+// MPI_Alltoallv of the bytes (device pointers when CUDA-aware, else staged), the received
+// buffer becoming the particles.
+//
+//     mpirun -np 2 ./migrate_bench_gpu --n=8000000 --steps=20
+#include "migrate_bench.hpp"
+
+#include <cuda_runtime.h>
+
+namespace {
+
+using namespace mpi_bench;
+
+__global__ void gather_structs(Particle* __restrict__ out, const Particle* __restrict__ in,
+                               const std::size_t* __restrict__ order, std::size_t n) {
+    const std::size_t i = std::size_t{blockIdx.x} * blockDim.x + threadIdx.x;
+    if (i < n) out[i] = in[order[i]];
+}
+
+void check(cudaError_t e, const char* what) {
+    if (e != cudaSuccess) {
+        std::fprintf(stderr, "%s: %s\n", what, cudaGetErrorString(e));
+        MPI_Abort(MPI_COMM_WORLD, 1);
+    }
+}
+
+std::vector<double> raw_device(const options& o, const std::vector<std::vector<int>>& steps,
+                               bool direct) {
+    int rank = 0, size = 1;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    const auto init = initial(o.n, rank);
+    const std::size_t cap = o.n * 2;
+    Particle *p = nullptr, *send = nullptr, *hs = nullptr, *hr = nullptr;
+    std::size_t* order_d = nullptr;
+    check(cudaMalloc(&p, cap * sizeof(Particle)), "cudaMalloc");
+    check(cudaMalloc(&send, cap * sizeof(Particle)), "cudaMalloc");
+    check(cudaMalloc(&order_d, cap * sizeof(std::size_t)), "cudaMalloc");
+    check(cudaMallocHost(&hs, cap * sizeof(Particle)), "cudaMallocHost");
+    check(cudaMallocHost(&hr, cap * sizeof(Particle)), "cudaMallocHost");
+    check(cudaMemcpy(p, init.data(), o.n * sizeof(Particle), cudaMemcpyHostToDevice), "copy");
+    std::vector<int> counts(static_cast<std::size_t>(size)), rcounts(counts), sb(counts), sd(counts),
+        rb(counts), rd(counts);
+    std::vector<std::size_t> next(counts.size()), order(o.n);
+    std::vector<double> times;
+    for (int step = 0; step <= o.steps; ++step) {
+        const auto& d = steps[static_cast<std::size_t>(step) % steps.size()];
+        MPI_Barrier(MPI_COMM_WORLD);
+        const double t0 = MPI_Wtime();
+        std::fill(counts.begin(), counts.end(), 0);
+        for (int r : d) ++counts[static_cast<std::size_t>(r)];
+        MPI_Alltoall(counts.data(), 1, MPI_INT, rcounts.data(), 1, MPI_INT, MPI_COMM_WORLD);
+        std::size_t s = 0, rr = 0;
+        for (std::size_t r = 0; r < counts.size(); ++r) {
+            next[r] = s;
+            sb[r] = counts[r] * static_cast<int>(sizeof(Particle));
+            sd[r] = static_cast<int>(s * sizeof(Particle));
+            rb[r] = rcounts[r] * static_cast<int>(sizeof(Particle));
+            rd[r] = static_cast<int>(rr * sizeof(Particle));
+            s += static_cast<std::size_t>(counts[r]);
+            rr += static_cast<std::size_t>(rcounts[r]);
+        }
+        order.resize(d.size());
+        for (std::size_t i = 0; i < d.size(); ++i) order[next[static_cast<std::size_t>(d[i])]++] = i;
+        check(cudaMemcpy(order_d, order.data(), order.size() * sizeof(std::size_t),
+                         cudaMemcpyHostToDevice), "order");
+        gather_structs<<<static_cast<unsigned>((s + 255) / 256), 256>>>(send, p, order_d, s);
+        check(cudaDeviceSynchronize(), "gather");
+        if (direct) {
+            MPI_Alltoallv(send, sb.data(), sd.data(), MPI_BYTE, p, rb.data(), rd.data(), MPI_BYTE,
+                          MPI_COMM_WORLD);
+        } else {
+            check(cudaMemcpy(hs, send, s * sizeof(Particle), cudaMemcpyDeviceToHost), "stage");
+            MPI_Alltoallv(hs, sb.data(), sd.data(), MPI_BYTE, hr, rb.data(), rd.data(), MPI_BYTE,
+                          MPI_COMM_WORLD);
+            check(cudaMemcpy(p, hr, rr * sizeof(Particle), cudaMemcpyHostToDevice), "stage");
+        }
+        const double t1 = MPI_Wtime();
+        if (step > 0) times.push_back(t1 - t0);
+    }
+    cudaFree(p);
+    cudaFree(send);
+    cudaFree(order_d);
+    cudaFreeHost(hs);
+    cudaFreeHost(hr);
+    return times;
+}
+
+} // namespace
+
+int main(int argc, char** argv) {
+    MPI_Init(&argc, &argv);
+    int rank = 0, size = 1, devices = 0;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    if (cudaGetDeviceCount(&devices) != cudaSuccess || devices == 0) {
+        if (rank == 0) std::printf("migrate_bench_gpu: no CUDA device\n");
+        MPI_Finalize();
+        return 0;
+    }
+    cudaSetDevice(rank % devices); // ranks share the GPUs there are
+    options o = parse(argc, argv);
+    std::vector<std::vector<int>> steps;
+    for (std::uint64_t s = 0; s < 4; ++s)
+        steps.push_back(destinations(o.n, o.fraction, rank, size, s));
+    std::size_t moved = 0;
+    for (int r : steps[0]) moved += r != rank;
+    const auto init = initial(o.n, rank);
+    const bool aware = layout::mpi::cuda_aware_mpi();
+    using xyz = layout::mpi::fields<&Particle::x, &Particle::y, &Particle::z>;
+    constexpr std::size_t all = layout::mpi::wire_bytes_per_element_v<Particle>;
+
+    struct row {
+        std::string name;
+        double seconds;
+        std::size_t wire;
+    };
+    std::vector<row> rows;
+    for (const bool direct : {true, false}) {
+        if (direct && !aware) continue;
+        const auto path = direct ? layout::mpi::device_path::cuda_aware : layout::mpi::device_path::staged;
+        const std::string tag = direct ? " (cuda-aware)" : " (staged)";
+        auto prepare = [path](layout::mpi::migration_plan& plan) { layout::mpi::set_device_path(plan, path); };
+        rows.push_back({"raw_alltoallv AoS" + tag, median_of_max(raw_device(o, steps, direct)), sizeof(Particle)});
+        {
+            layout::cuda::aos_vector<Particle> c = layout::aos_vector<Particle>(init.begin(), init.end());
+            rows.push_back({"layout aos" + tag, median_of_max(library<layout::mpi::all_fields>(o, steps, c, prepare)), all});
+        }
+        {
+            layout::cuda::soa_vector<Particle> c = layout::aos_vector<Particle>(init.begin(), init.end());
+            rows.push_back({"layout soa" + tag, median_of_max(library<layout::mpi::all_fields>(o, steps, c, prepare)), all});
+        }
+        {
+            layout::cuda::aosoa<Particle, 32> c = layout::aos_vector<Particle>(init.begin(), init.end());
+            rows.push_back({"layout aosoa32" + tag, median_of_max(library<layout::mpi::all_fields>(o, steps, c, prepare)), all});
+        }
+        {
+            layout::cuda::soa_vector<Particle> c = layout::aos_vector<Particle>(init.begin(), init.end());
+            rows.push_back({"layout soa xyz" + tag, median_of_max(library<xyz>(o, steps, c, prepare)),
+                            layout::mpi::wire_bytes_per_element_v<Particle, xyz>});
+        }
+    }
+    if (rank == 0) {
+        std::printf("migrate_bench_gpu: %d ranks on %d GPU(s), N = %zu per rank, %zu (%.0f%%) leave "
+                    "each rank per step, %d steps (median of the slowest rank); MPI CUDA-aware: %s\n",
+                    size, devices, o.n, moved, o.fraction * 100, o.steps, aware ? "yes" : "no");
+        double raw = 0;
+        for (const auto& r : rows) {
+            if (r.name.rfind("raw", 0) == 0) raw = r.seconds;
+            print_row(r.name.c_str(), r.seconds, raw, o.n, moved, r.wire);
+        }
+    }
+    MPI_Finalize();
+}

@@ -1,0 +1,351 @@
+/// \file mpi/cuda.hpp
+/// Migration and halo plans for containers in device memory (layout::cuda::aos_vector, ...).
+///
+///     layout::cuda::soa_vector<Particle> dev = ...;
+///     layout::mpi::migration_plan plan(MPI_COMM_WORLD, destinations);   // host ranks, as before
+///     plan.migrate(dev);                                   // packs on the GPU, unpacks on the GPU
+///     layout::mpi::set_device_path(plan, layout::mpi::device_path::staged);  // force staging
+///
+/// Messages are packed and unpacked on the GPU, one kernel per peer and direction, with the
+/// library's gather kernel (all fields travelling, owners to messages) or per-leaf copies
+/// (layout::detail::copy_leaves over the travelling leaves). Device buffers go to MPI directly
+/// when the library says it is CUDA-aware (Open MPI's MPIX_Query_cuda_support()), else they are
+/// staged through pinned host buffers. The kernels and copies run on the plan's stream (the
+/// legacy default stream unless set_stream says otherwise): start waits for the packing before it
+/// sends; finish queues the unpacking and returns, so work queued after it on that stream sees
+/// the elements. scatter_add sums each owner's contributions in one thread, in ghost order:
+/// no atomics, the same bits every run.
+#pragma once
+
+#if !defined(__CUDACC__)
+#  error "layout/mpi/cuda.hpp needs a CUDA compiler (nvcc)"
+#endif
+
+#include "../cuda/algorithms/gather_scatter.hpp"
+#include "../cuda/detail/launch.hpp"
+#include "../cuda/error.hpp"
+#include "../cuda/memory.hpp"
+#include "detail/exchange.hpp"
+#include "detail/pattern.hpp"
+#include "halo.hpp"
+#include "migrate.hpp"
+
+#include <cuda_runtime.h>
+#include <mpi.h>
+#if defined(OPEN_MPI) && OPEN_MPI
+#  include <mpi-ext.h>
+#endif
+
+#include <cstddef>
+#include <stdexcept>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+namespace layout::mpi {
+
+/// How device buffers reach MPI.
+enum class device_path {
+    automatic,  ///< cuda_aware where the MPI library says so, else staged
+    cuda_aware, ///< device pointers to MPI
+    staged      ///< through pinned host buffers
+};
+
+/// Whether the MPI library takes device pointers, as it says at run time.
+inline bool cuda_aware_mpi() {
+#if defined(OMPI_HAVE_MPI_EXT_CUDA) && OMPI_HAVE_MPI_EXT_CUDA
+    return MPIX_Query_cuda_support() == 1;
+#else
+    return false;
+#endif
+}
+
+namespace detail {
+
+/// What a plan keeps for device containers: buffers that only grow, the plan's order on the
+/// device, and for scatter_add each owner's contributions in order (a CSR built on the host).
+struct device_state : extension {
+    byte_buffer<layout::cuda::device_memory> send, recv, order, owner_offsets, owner_items,
+        segments;
+    byte_buffer<layout::cuda::pinned_memory> staged_send, staged_recv;
+    std::int64_t order_version = -1, owners_version = -1;
+    std::size_t owner_count = 0;
+    cudaStream_t stream = 0;
+    device_path path = device_path::automatic;
+
+    std::size_t allocations() const noexcept override {
+        return send.allocations() + recv.allocations() + order.allocations() +
+               owner_offsets.allocations() + owner_items.allocations() + segments.allocations() +
+               staged_send.allocations() + staged_recv.allocations();
+    }
+    bool direct() const { return path == device_path::cuda_aware ||
+                                 (path == device_path::automatic && cuda_aware_mpi()); }
+};
+
+inline device_state& device_state_of(pattern& p) {
+    if (!p.extension_) p.extension_ = std::make_unique<device_state>();
+    return static_cast<device_state&>(*p.extension_);
+}
+
+template <class E>
+E* upload(byte_buffer<layout::cuda::device_memory>& buffer, const std::vector<E>& values,
+          cudaStream_t stream) {
+    auto* p = reinterpret_cast<E*>(buffer.reserve(values.size() * sizeof(E)));
+    if (!values.empty())
+        layout::cuda::check(cudaMemcpyAsync(p, values.data(), values.size() * sizeof(E),
+                                            cudaMemcpyHostToDevice, stream),
+                            "cudaMemcpyAsync (plan to device)");
+    // The host vector may change before the copy ran (a pageable copy is synchronous with
+    // respect to the host only up to staging): wait.
+    layout::cuda::check(cudaStreamSynchronize(stream), "cudaStreamSynchronize");
+    return p;
+}
+
+/// One message segment as the unpacking kernels see it.
+struct device_segment {
+    const std::byte* message;
+    std::size_t offset; // in the plan's order
+    std::size_t count;
+};
+
+// ---- kernels ------------------------------------------------------------------------------------
+
+/// message[i] = src[base + i] (travelling leaves): ghosts to a scatter_add message.
+template <class T, class S, class L, std::size_t... K>
+__global__ void pack_contiguous_kernel(layout::view<const T, L> src,
+                                       layout::detail::storage<T, policy::soa> wire,
+                                       std::size_t first, std::size_t n) {
+    const std::size_t i = std::size_t{blockIdx.x} * blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    using W = wire_format<T, S>;
+    layout::detail::copy_leaves(wire.at(i), src.storage().at(first + i),
+                                std::index_sequence<W::leaves[K]...>{});
+}
+
+/// message[i] = src[order[i]] for a subset of leaves (all leaves go through cuda::gather).
+template <class T, class S, class L, std::size_t... K>
+__global__ void pack_indexed_kernel(layout::view<const T, L> src,
+                                    layout::detail::storage<T, policy::soa> wire,
+                                    const std::size_t* LAYOUT_RESTRICT order, std::size_t n) {
+    const std::size_t i = std::size_t{blockIdx.x} * blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    using W = wire_format<T, S>;
+    layout::detail::copy_leaves(wire.at(i), src.storage().at(order[i]),
+                                std::index_sequence<W::leaves[K]...>{});
+}
+
+/// dst[first + i] = message[i] (travelling leaves): migration and halo gather.
+template <class T, class S, class L, std::size_t... K>
+__global__ void unpack_kernel(layout::view<T, L> dst,
+                              layout::detail::storage<const T, policy::soa> wire,
+                              std::size_t first, std::size_t n) {
+    const std::size_t i = std::size_t{blockIdx.x} * blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    using W = wire_format<T, S>;
+    layout::detail::copy_leaves(dst.storage().at(first + i), wire.at(i),
+                                std::index_sequence<W::leaves[K]...>{});
+}
+
+/// One thread per owner u: dst[owner] += each contribution to it, in ghost order. items holds
+/// positions in the plan's order, grouped by owner; each position's segment is found by binary
+/// search over the segments' offsets.
+template <class T, class S, class L, std::size_t... K>
+__global__ void add_kernel(layout::view<T, L> dst, const std::size_t* LAYOUT_RESTRICT offsets,
+                           const std::size_t* LAYOUT_RESTRICT items,
+                           const std::size_t* LAYOUT_RESTRICT order,
+                           const device_segment* LAYOUT_RESTRICT segments,
+                           std::size_t segment_count, std::size_t owners) {
+    const std::size_t u = std::size_t{blockIdx.x} * blockDim.x + threadIdx.x;
+    if (u >= owners) return;
+    using W = wire_format<T, S>;
+    const std::size_t first = offsets[u], last = offsets[u + 1];
+    if (first == last) return;
+    const auto to = dst.storage().at(order[items[first]]);
+    for (std::size_t c = first; c < last; ++c) {
+        const std::size_t g = items[c];
+        std::size_t lo = 0, hi = segment_count;
+        while (hi - lo > 1) {
+            const std::size_t mid = (lo + hi) / 2;
+            if (segments[mid].offset <= g) lo = mid; else hi = mid;
+        }
+        const device_segment seg = segments[lo];
+        const std::size_t i = g - seg.offset;
+        ((to.template leaf<W::leaves[K]>() +=
+          reinterpret_cast<const leaf_t<T, W::leaves[K]>*>(seg.message +
+                                                           seg.count * W::prefix[K])[i]),
+         ...);
+    }
+}
+
+template <class T, class S, class F>
+decltype(auto) with_wire_leaves(F&& f) {
+    return [&]<std::size_t... K>(std::index_sequence<K...>) -> decltype(auto) {
+        return f(std::index_sequence<K...>{});
+    }(std::make_index_sequence<wire_format<T, S>::count>{});
+}
+
+/// Device containers: pack on the GPU, then MPI on device buffers or through pinned ones.
+template <>
+struct transport<layout::cuda::device_memory> {
+    template <class S, class T, class L>
+    static void send(pattern& p, direction d, const view<const T, L>& src, std::size_t base) {
+        using W = wire_format<T, S>;
+        constexpr const char* function = "layout::mpi (device pack)";
+        device_state& st = device_state_of(p);
+        const auto [send_bytes, recv_bytes] = p.layout_messages(d, W::bytes_per_element);
+        std::byte* send = st.send.reserve(send_bytes);
+        std::byte* recv = st.recv.reserve(recv_bytes);
+        const std::size_t* order = nullptr;
+        if (d == direction::forward) {
+            if (st.order_version != p.version()) {
+                upload(st.order, p.order(), st.stream);
+                st.order_version = p.version();
+            }
+            order = reinterpret_cast<const std::size_t*>(st.order.data());
+        }
+        const auto& out = p.out_segments(d);
+        for (std::size_t k = 0; k < out.size(); ++k) {
+            const segment seg = out[k];
+            if (seg.count == 0) continue;
+            const auto wire = wire_storage<T, S>(send + p.out_byte_offset(k), seg.count);
+            const unsigned grid = layout::cuda::detail::grid_size(
+                seg.count, layout::cuda::detail::block_size, function);
+            if (d == direction::forward && W::count == leaf_count_v<T>) {
+                layout::cuda::detail::launch_gather(view<T, policy::soa>(wire, seg.count), src,
+                                                    order + seg.offset, seg.count, st.stream,
+                                                    function);
+            } else {
+                with_wire_leaves<T, S>([&]<std::size_t... K>(std::index_sequence<K...>) {
+                    if (d == direction::forward)
+                        pack_indexed_kernel<T, S, L, K...>
+                            <<<grid, layout::cuda::detail::block_size, 0, st.stream>>>(
+                                src, wire, order + seg.offset, seg.count);
+                    else
+                        pack_contiguous_kernel<T, S, L, K...>
+                            <<<grid, layout::cuda::detail::block_size, 0, st.stream>>>(
+                                src, wire, base + seg.offset, seg.count);
+                });
+                layout::cuda::check_launch(function);
+            }
+        }
+        if (st.direct()) {
+            // MPI reads the buffer as soon as the send is posted: the packing must be done.
+            layout::cuda::check(cudaStreamSynchronize(st.stream), "cudaStreamSynchronize");
+            p.post(d, W::bytes_per_element, send, recv);
+        } else {
+            std::byte* staged_send = st.staged_send.reserve(send_bytes);
+            std::byte* staged_recv = st.staged_recv.reserve(recv_bytes);
+            if (send_bytes)
+                layout::cuda::check(cudaMemcpyAsync(staged_send, send, send_bytes,
+                                                    cudaMemcpyDeviceToHost, st.stream),
+                                    "cudaMemcpyAsync (staging)");
+            layout::cuda::check(cudaStreamSynchronize(st.stream), "cudaStreamSynchronize");
+            p.post(d, W::bytes_per_element, staged_send, staged_recv);
+        }
+    }
+
+    template <class S, class T, class L>
+    static void receive(pattern& p, direction d, const view<T, L>& dst, std::size_t base) {
+        using W = wire_format<T, S>;
+        constexpr const char* function = "layout::mpi (device unpack)";
+        device_state& st = device_state_of(p);
+        p.wait();
+        const auto& in = p.in_segments(d);
+        std::size_t recv_bytes = 0;
+        for (std::size_t k = 0; k < in.size(); ++k)
+            if (in[k].rank != p.rank()) recv_bytes += message_bytes(W::bytes_per_element, in[k].count);
+        if (!st.direct() && recv_bytes)
+            layout::cuda::check(cudaMemcpyAsync(st.recv.data(), st.staged_recv.data(), recv_bytes,
+                                                cudaMemcpyHostToDevice, st.stream),
+                                "cudaMemcpyAsync (staging)");
+        if (d == direction::forward) {
+            for (std::size_t k = 0; k < in.size(); ++k) {
+                const segment seg = in[k];
+                const auto wire = wire_storage<const T, S>(
+                    p.in_message(d, k, st.send.data(), st.recv.data()), seg.count);
+                const unsigned grid = layout::cuda::detail::grid_size(
+                    seg.count, layout::cuda::detail::block_size, function);
+                with_wire_leaves<T, S>([&]<std::size_t... K>(std::index_sequence<K...>) {
+                    unpack_kernel<T, S, L, K...>
+                        <<<grid, layout::cuda::detail::block_size, 0, st.stream>>>(
+                            dst, wire, base + seg.offset, seg.count);
+                });
+                layout::cuda::check_launch(function);
+            }
+            return;
+        }
+        // Reverse (scatter_add): every contribution to an owner, in order, in one thread.
+        if (st.owners_version != p.version()) build_owners(p, st);
+        std::vector<device_segment> segments;
+        for (std::size_t k = 0; k < in.size(); ++k)
+            segments.push_back({p.in_message(d, k, st.send.data(), st.recv.data()), in[k].offset,
+                                in[k].count});
+        if (segments.empty() || st.owner_count == 0) return;
+        const auto* segs = upload(st.segments, segments, st.stream);
+        const unsigned grid = layout::cuda::detail::grid_size(
+            st.owner_count, layout::cuda::detail::block_size, function);
+        with_wire_leaves<T, S>([&]<std::size_t... K>(std::index_sequence<K...>) {
+            static_assert((std::is_arithmetic_v<leaf_t<T, W::leaves[K]>> && ...),
+                          "layout: mpi::halo_plan::scatter_add adds the travelling leaves; "
+                          "select only arithmetic ones (e.g. mpi::fields<&Particle::force>)");
+            add_kernel<T, S, L, K...><<<grid, layout::cuda::detail::block_size, 0, st.stream>>>(
+                dst, reinterpret_cast<const std::size_t*>(st.owner_offsets.data()),
+                reinterpret_cast<const std::size_t*>(st.owner_items.data()),
+                reinterpret_cast<const std::size_t*>(st.order.data()), segs, segments.size(),
+                st.owner_count);
+        });
+        layout::cuda::check_launch(function);
+    }
+
+private:
+    /// Positions in the plan's order grouped by the owner they name (counting sort, stable: in
+    /// order within an owner), for the owners that have contributions.
+    static void build_owners(pattern& p, device_state& st) {
+        const auto& order = p.order();
+        const std::size_t n = p.source_size();
+        std::vector<std::size_t> count(n, 0);
+        for (std::size_t owner : order) ++count[owner];
+        // Owners with contributions get a slot each; offsets[s] is where slot s's items start.
+        std::vector<std::size_t> slot(n, 0), offsets{0};
+        for (std::size_t u = 0; u < n; ++u)
+            if (count[u] != 0) {
+                slot[u] = offsets.size() - 1;
+                offsets.push_back(offsets.back() + count[u]);
+            }
+        std::vector<std::size_t> next(offsets.begin(), offsets.end() - 1);
+        std::vector<std::size_t> items(order.size());
+        for (std::size_t g = 0; g < order.size(); ++g) items[next[slot[order[g]]]++] = g;
+        upload(st.owner_offsets, offsets, st.stream);
+        upload(st.owner_items, items, st.stream);
+        upload(st.order, order, st.stream);
+        st.order_version = p.version();
+        st.owner_count = offsets.size() - 1;
+        st.owners_version = p.version();
+    }
+};
+
+} // namespace detail
+
+/// Chooses how a plan's device buffers reach MPI. cuda_aware where the MPI library is not
+/// throws std::invalid_argument (it would crash inside MPI otherwise). Local: not collective.
+template <class Plan>
+void set_device_path(Plan& plan, device_path path) {
+    if (path == device_path::cuda_aware && !cuda_aware_mpi())
+        throw std::invalid_argument("layout::mpi::set_device_path: this MPI library is not "
+                                    "CUDA-aware (MPIX_Query_cuda_support() is 0)");
+    detail::device_state_of(plan.pattern()).path = path;
+}
+
+/// Whether the plan's next device exchange hands device buffers to MPI directly.
+template <class Plan>
+bool uses_cuda_aware_path(Plan& plan) {
+    return detail::device_state_of(plan.pattern()).direct();
+}
+
+/// The stream on which the plan packs and unpacks device containers (default: 0).
+template <class Plan>
+void set_stream(Plan& plan, cudaStream_t stream) {
+    detail::device_state_of(plan.pattern()).stream = stream;
+}
+
+} // namespace layout::mpi

@@ -1,0 +1,539 @@
+/// \file mpi/detail/pattern.hpp
+/// The communication pattern that migration and halo plans share: which source elements go to
+/// which rank (grouped by rank, in source order), how many arrive from each rank, and the
+/// non-blocking exchange of one message per peer.
+///
+///     items (element, rank): (0, 2) (1, 0) (2, 2) (3, -1) (4, 1)     on rank 0 of 3
+///     order_  = {1, 4, 0, 2}        sends_ = {rank 0: [0, 1), rank 1: [1, 2), rank 2: [2, 4)}
+///     recvs_  = one segment per source rank with elements for rank 0, in rank order
+///
+/// Counts travel only between named neighbours when the plan has them (else one MPI_Alltoall),
+/// and every collective step starts with agree(): one MPI_Allreduce in which each rank says
+/// whether its input was refused, and which operation, plan and fields it is running, so that
+/// the ranks either all go on or all throw before any element moves.
+#pragma once
+
+#include "../../memory.hpp"
+#include "../error.hpp"
+#include "../fields.hpp"
+
+#include <mpi.h>
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <limits>
+#include <memory>
+#include <new>
+#include <span>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace layout::mpi {
+namespace detail {
+
+/// Elements of one peer's message: the peer, and [offset, offset + count) in the plan's order.
+struct segment {
+    int rank;
+    std::size_t offset;
+    std::size_t count;
+};
+
+/// What a collective step is doing, so that ranks running different steps find out together.
+enum class operation : std::int64_t {
+    construct = 1,
+    build = 2,
+    migrate = 3,
+    halo_gather = 4,
+    halo_scatter_add = 5
+};
+
+inline const char* operation_name(std::int64_t op) {
+    switch (op) {
+    case 1: return "a plan's construction";
+    case 2: return "a plan's update";
+    case 3: return "a migration";
+    case 4: return "a halo gather";
+    case 5: return "a halo scatter_add";
+    default: return "an unknown operation";
+    }
+}
+
+/// A byte buffer that only ever grows, by at least a quarter so that slowly growing exchanges
+/// reallocate rarely, and counts its allocations (tests check that a reused plan allocates
+/// nothing). Memory is a layout memory space (host, pinned or device).
+template <class Memory>
+class byte_buffer {
+public:
+    byte_buffer() = default;
+    byte_buffer(const byte_buffer&) = delete;
+    byte_buffer& operator=(const byte_buffer&) = delete;
+    byte_buffer(byte_buffer&& other) noexcept { swap(other); }
+    byte_buffer& operator=(byte_buffer&& other) noexcept {
+        byte_buffer(std::move(other)).swap(*this);
+        return *this;
+    }
+    ~byte_buffer() { Memory::deallocate(data_, capacity_); }
+
+    /// At least bytes of storage; the contents are not kept.
+    std::byte* reserve(std::size_t bytes) {
+        if (bytes > capacity_) {
+            const std::size_t grown = std::max(bytes, capacity_ + capacity_ / 4);
+            void* fresh = Memory::allocate(grown);
+            Memory::deallocate(data_, capacity_);
+            data_ = static_cast<std::byte*>(fresh);
+            capacity_ = grown;
+            ++allocations_;
+        }
+        return data_;
+    }
+    std::byte* data() const noexcept { return data_; }
+    std::size_t capacity() const noexcept { return capacity_; }
+    std::size_t allocations() const noexcept { return allocations_; }
+    void swap(byte_buffer& other) noexcept {
+        std::swap(data_, other.data_);
+        std::swap(capacity_, other.capacity_);
+        std::swap(allocations_, other.allocations_);
+    }
+
+private:
+    std::byte* data_ = nullptr;
+    std::size_t capacity_ = 0;
+    std::size_t allocations_ = 0;
+};
+
+/// Per-process counter from which plans take their ids: a plan's id is the largest counter of
+/// all ranks when it is constructed, so plans constructed in the same order on every rank (which
+/// MPI requires of collective calls anyway) have the same id everywhere.
+inline std::int64_t& next_plan_id() {
+    static std::int64_t id = 1;
+    return id;
+}
+
+/// Direction of an exchange: forward sends the plan's segments (migration, halo gather);
+/// reverse sends back what arrived (halo scatter_add).
+enum class direction { forward, reverse };
+
+/// Buffers and device resources that the CUDA part (<layout/mpi/cuda.hpp>) keeps in a plan.
+struct extension {
+    virtual ~extension() = default;
+    virtual std::size_t allocations() const noexcept { return 0; }
+};
+
+class pattern {
+public:
+    /// Collective over comm. With has_neighbours, counts travel only between this rank and
+    /// neighbours (which must be symmetric: b lists a if a lists b; checked here).
+    pattern(MPI_Comm comm, std::span<const int> neighbours, bool has_neighbours)
+        : user_comm_(comm), neighbour_mode_(has_neighbours) {
+        check(MPI_Comm_rank(comm, &rank_), "MPI_Comm_rank");
+        check(MPI_Comm_size(comm, &size_), "MPI_Comm_size");
+        std::string problem;
+        if (has_neighbours) {
+            ranks_.assign(neighbours.begin(), neighbours.end());
+            for (int r : ranks_)
+                if (r < 0 || r >= size_) {
+                    problem = "layout::mpi: neighbour rank " + std::to_string(r) +
+                              " is out of range for a communicator of " + std::to_string(size_) +
+                              " ranks";
+                    break;
+                }
+            ranks_.push_back(rank_); // a rank may always send to itself
+            std::sort(ranks_.begin(), ranks_.end());
+            ranks_.erase(std::unique(ranks_.begin(), ranks_.end()), ranks_.end());
+        } else {
+            ranks_.resize(static_cast<std::size_t>(size_));
+            for (int r = 0; r < size_; ++r) ranks_[static_cast<std::size_t>(r)] = r;
+        }
+        self_slot_ = slot_of(rank_);
+        const std::int64_t mode = has_neighbours ? 1 : 0;
+        const std::int64_t reduced_id =
+            agree(operation::construct, problem, next_plan_id(), mode, /*check_plan=*/false);
+        id_ = reduced_id;
+        next_plan_id() = id_ + 1;
+        if (neighbour_mode_) check_symmetric();
+        check(MPI_Comm_dup(comm, &comm_), "MPI_Comm_dup");
+        MPI_Comm_set_errhandler(comm_, MPI_ERRORS_RETURN);
+        slot_counts_.assign(ranks_.size(), 0);
+        peer_counts_.assign(ranks_.size(), 0);
+    }
+
+    pattern(const pattern&) = delete;
+    pattern& operator=(const pattern&) = delete;
+    pattern(pattern&& other) noexcept { swap(other); }
+    pattern& operator=(pattern&& other) noexcept {
+        pattern(std::move(other)).swap(*this);
+        return *this;
+    }
+    ~pattern() {
+        int finalized = 1;
+        MPI_Finalized(&finalized);
+        if (!finalized) {
+            if (!requests_.empty()) MPI_Waitall(static_cast<int>(requests_.size()),
+                                                requests_.data(), MPI_STATUSES_IGNORE);
+            if (comm_ != MPI_COMM_NULL) MPI_Comm_free(&comm_);
+        }
+    }
+
+    void swap(pattern& o) noexcept {
+        std::swap(user_comm_, o.user_comm_);
+        std::swap(comm_, o.comm_);
+        std::swap(rank_, o.rank_);
+        std::swap(size_, o.size_);
+        std::swap(neighbour_mode_, o.neighbour_mode_);
+        std::swap(ranks_, o.ranks_);
+        std::swap(self_slot_, o.self_slot_);
+        std::swap(id_, o.id_);
+        std::swap(version_, o.version_);
+        std::swap(slot_counts_, o.slot_counts_);
+        std::swap(peer_counts_, o.peer_counts_);
+        std::swap(item_slots_, o.item_slots_);
+        std::swap(order_, o.order_);
+        std::swap(sends_, o.sends_);
+        std::swap(recvs_, o.recvs_);
+        std::swap(send_total_, o.send_total_);
+        std::swap(recv_total_, o.recv_total_);
+        std::swap(source_size_, o.source_size_);
+        std::swap(out_bytes_, o.out_bytes_);
+        std::swap(in_bytes_, o.in_bytes_);
+        std::swap(requests_, o.requests_);
+        std::swap(expected_, o.expected_);
+        std::swap(host_send_, o.host_send_);
+        std::swap(host_recv_, o.host_recv_);
+        std::swap(extension_, o.extension_);
+        std::swap(pending_, o.pending_);
+        std::swap(pending_signature_, o.pending_signature_);
+        std::swap(pending_direction_, o.pending_direction_);
+        std::swap(statuses_, o.statuses_);
+        std::swap(receives_, o.receives_);
+    }
+
+    // ---- building ------------------------------------------------------------------------------
+
+    /// Collective. Items k in [0, n): item k sends source element index_of(k) (< source_size)
+    /// to rank rank_of(k); a rank of -1 drops the item when allow_drop. Counting sort by rank,
+    /// stable, so each rank's elements keep their source order.
+    template <class RankOf, class IndexOf>
+    void build(std::size_t n, RankOf rank_of, IndexOf index_of, std::size_t source_size,
+               bool allow_drop, const char* what, std::string problem = {}) {
+        if (problem.empty() && pending_ != 0)
+            problem = "layout::mpi: the plan was updated while an exchange was in flight "
+                      "(call finish first)";
+        item_slots_.resize(n);
+        std::fill(slot_counts_.begin(), slot_counts_.end(), std::size_t{0});
+        for (std::size_t k = 0; k < n && problem.empty(); ++k) {
+            const auto r = static_cast<long long>(rank_of(k));
+            if (allow_drop && r == -1) {
+                item_slots_[k] = -1;
+                continue;
+            }
+            const std::size_t slot = (r < 0 || r >= size_) ? ranks_.size() : slot_of(static_cast<int>(r));
+            if (slot == ranks_.size()) {
+                problem = "layout::mpi: " + std::string(what) + " " + std::to_string(k) +
+                          " names rank " + std::to_string(r) +
+                          ((r < 0 || r >= size_)
+                               ? std::string(", out of range for a communicator of ") +
+                                     std::to_string(size_) + " ranks" +
+                                     (allow_drop ? " (-1 drops an element)" : "")
+                               : std::string(", which is not one of this rank's neighbours"));
+                break;
+            }
+            const auto index = static_cast<std::size_t>(index_of(k));
+            if (index >= source_size) {
+                problem = "layout::mpi: " + std::string(what) + " " + std::to_string(k) +
+                          " names element " + std::to_string(index) + " of " +
+                          std::to_string(source_size);
+                break;
+            }
+            item_slots_[k] = static_cast<int>(slot);
+            ++slot_counts_[slot];
+        }
+        agree(operation::build, problem, id_, neighbour_mode_ ? 1 : 0);
+
+        // Counting sort: offsets per slot, then each item at its slot's next place.
+        std::vector<std::size_t>& next = peer_counts_; // reused as scratch before the exchange
+        send_total_ = 0;
+        for (std::size_t s = 0; s < ranks_.size(); ++s) {
+            next[s] = send_total_;
+            send_total_ += slot_counts_[s];
+        }
+        order_.resize(send_total_);
+        for (std::size_t k = 0; k < n; ++k)
+            if (item_slots_[k] >= 0)
+                order_[next[static_cast<std::size_t>(item_slots_[k])]++] =
+                    static_cast<std::size_t>(index_of(k));
+        source_size_ = source_size;
+        exchange_counts();
+        ++version_;
+    }
+
+    // ---- agreement -----------------------------------------------------------------------------
+
+    /// Collective over the user's communicator (so that ranks running different plans still meet
+    /// in it): every rank says whether its input was refused, and what it is running. Throws
+    /// layout::mpi::error on every rank if any rank refused or the ranks disagree. Returns the
+    /// largest `value` (the plan id, at construction).
+    std::int64_t agree(operation op, const std::string& problem, std::int64_t value,
+                       std::int64_t signature, bool check_plan = true) const {
+        const auto o = static_cast<std::int64_t>(op);
+        std::int64_t v[9] = {problem.empty() ? 0 : rank_ + 1,
+                             o, -o, value, -value, version_, -version_, signature, -signature};
+        check(MPI_Allreduce(MPI_IN_PLACE, v, 9, MPI_INT64_T, MPI_MAX, user_comm_),
+              "MPI_Allreduce (agreement)", rank_);
+        if (!problem.empty())
+            throw error(problem + " [every rank of the communicator throws; no element moved]",
+                        rank_);
+        if (v[0] != 0)
+            throw error("layout::mpi: rank " + std::to_string(v[0] - 1) +
+                            " refused its input to " + operation_name(o) +
+                            " (its exception says why); no element moved",
+                        static_cast<int>(v[0] - 1));
+        if (v[1] != -v[2])
+            throw error(std::string("layout::mpi: mismatched calls: this rank ran ") +
+                            operation_name(o) + ", another rank " +
+                            operation_name(v[1] == o ? -v[2] : v[1]) + "; no element moved",
+                        -1);
+        if (check_plan && (v[3] != -v[4] || v[5] != -v[6]))
+            throw error("layout::mpi: mismatched plans: the ranks called " +
+                            std::string(operation_name(o)) +
+                            " with different plans, or with one plan updated on some ranks and "
+                            "not others; no element moved",
+                        -1);
+        if (v[7] != -v[8])
+            throw error(std::string("layout::mpi: mismatched fields: the ranks ran ") +
+                            operation_name(o) +
+                            " with different element types or different travelling fields (or, "
+                            "at construction, some with neighbours and some without); no "
+                            "element moved",
+                        -1);
+        return v[3];
+    }
+
+    // ---- exchanging ----------------------------------------------------------------------------
+
+    /// The segments sent and received in a direction.
+    const std::vector<segment>& out_segments(direction d) const {
+        return d == direction::forward ? sends_ : recvs_;
+    }
+    const std::vector<segment>& in_segments(direction d) const {
+        return d == direction::forward ? recvs_ : sends_;
+    }
+
+    /// Lays out the messages of an exchange of bytes_per_element per element: out_bytes_[k] is
+    /// where out segment k starts in the send buffer (self included, for in-place exchanges),
+    /// in_bytes_[k] where in segment k starts in the receive buffer (self takes no room: it is
+    /// read from the send buffer). Returns {send buffer bytes, receive buffer bytes}.
+    std::pair<std::size_t, std::size_t> layout_messages(direction d, std::size_t bytes_per_element) {
+        const auto& out = out_segments(d);
+        const auto& in = in_segments(d);
+        out_bytes_.resize(out.size());
+        in_bytes_.resize(in.size());
+        std::size_t send = 0, recv = 0;
+        for (std::size_t k = 0; k < out.size(); ++k) {
+            out_bytes_[k] = send;
+            send += message_bytes(bytes_per_element, out[k].count);
+        }
+        for (std::size_t k = 0; k < in.size(); ++k) {
+            in_bytes_[k] = recv;
+            if (in[k].rank != rank_) recv += message_bytes(bytes_per_element, in[k].count);
+        }
+        return {send, recv};
+    }
+    std::size_t out_byte_offset(std::size_t k) const { return out_bytes_[k]; }
+    /// Where in segment k's bytes are: in the receive buffer, or (self) in the send buffer.
+    const std::byte* in_message(direction d, std::size_t k, const std::byte* send_base,
+                                const std::byte* recv_base) const {
+        const auto& in = in_segments(d);
+        if (in[k].rank != rank_) return recv_base + in_bytes_[k];
+        const auto& out = out_segments(d);
+        for (std::size_t j = 0; j < out.size(); ++j)
+            if (out[j].rank == rank_) return send_base + out_bytes_[j];
+        return nullptr; // unreachable: self sends exactly what self receives
+    }
+
+    /// Posts the receives and sends of an exchange whose send buffer is packed. The buffers may
+    /// be device memory when the MPI library is CUDA-aware.
+    void post(direction d, std::size_t bytes_per_element, const std::byte* send_base,
+              std::byte* recv_base) {
+        const auto& out = out_segments(d);
+        const auto& in = in_segments(d);
+        requests_.clear();
+        expected_.clear();
+        const int tag = d == direction::forward ? 2 : 3;
+        // Messages larger than an int of bytes go as several, in order (MPI keeps the order of
+        // messages between two ranks with the same tag and communicator).
+        constexpr std::size_t chunk = std::size_t{1} << 30;
+        for (std::size_t k = 0; k < in.size(); ++k) {
+            if (in[k].rank == rank_) continue;
+            std::size_t bytes = message_bytes(bytes_per_element, in[k].count);
+            std::byte* p = recv_base + in_bytes_[k];
+            do {
+                const std::size_t part = std::min(bytes, chunk);
+                requests_.emplace_back();
+                expected_.push_back(static_cast<int>(part));
+                check(MPI_Irecv(p, static_cast<int>(part), MPI_BYTE, in[k].rank, tag, comm_,
+                                &requests_.back()),
+                      "MPI_Irecv", rank_);
+                p += part;
+                bytes -= part;
+            } while (bytes > 0);
+        }
+        receives_ = requests_.size();
+        for (std::size_t k = 0; k < out.size(); ++k) {
+            if (out[k].rank == rank_) continue;
+            std::size_t bytes = message_bytes(bytes_per_element, out[k].count);
+            const std::byte* p = send_base + out_bytes_[k];
+            do {
+                const std::size_t part = std::min(bytes, chunk);
+                requests_.emplace_back();
+                check(MPI_Isend(p, static_cast<int>(part), MPI_BYTE, out[k].rank, tag, comm_,
+                                &requests_.back()),
+                      "MPI_Isend", rank_);
+                p += part;
+                bytes -= part;
+            } while (bytes > 0);
+        }
+    }
+
+    /// Waits for the posted messages; checks each received the bytes this plan expected.
+    void wait() {
+        if (requests_.empty()) return;
+        statuses_.resize(requests_.size());
+        const int code = MPI_Waitall(static_cast<int>(requests_.size()), requests_.data(),
+                                     statuses_.data());
+        requests_.clear();
+        check(code, "MPI_Waitall", rank_);
+        for (std::size_t k = 0; k < receives_; ++k) {
+            int bytes = 0;
+            MPI_Get_count(&statuses_[k], MPI_BYTE, &bytes);
+            if (bytes != expected_[k])
+                throw error("layout::mpi: rank " + std::to_string(statuses_[k].MPI_SOURCE) +
+                                " sent " + std::to_string(bytes) + " bytes where this rank's "
+                                "plan expected " + std::to_string(expected_[k]),
+                            rank_);
+        }
+    }
+
+    // ---- state ---------------------------------------------------------------------------------
+
+    int rank() const noexcept { return rank_; }
+    int size() const noexcept { return size_; }
+    MPI_Comm communicator() const noexcept { return user_comm_; }
+    std::int64_t id() const noexcept { return id_; }
+    std::int64_t version() const noexcept { return version_; }
+    std::size_t source_size() const noexcept { return source_size_; }
+    std::size_t send_total() const noexcept { return send_total_; }
+    std::size_t recv_total() const noexcept { return recv_total_; }
+    const std::vector<std::size_t>& order() const noexcept { return order_; }
+    /// Buffer allocations so far, host and device.
+    std::size_t allocations() const noexcept {
+        return host_send_.allocations() + host_recv_.allocations() +
+               (extension_ ? extension_->allocations() : 0);
+    }
+
+    /// What an exchange started and not yet finished: its operation and field signature (0: none).
+    std::int64_t pending_ = 0;
+    std::int64_t pending_signature_ = 0;
+    direction pending_direction_ = direction::forward;
+
+    byte_buffer<host_memory> host_send_, host_recv_;
+    std::unique_ptr<extension> extension_;
+
+private:
+    std::size_t slot_of(int r) const {
+        if (!neighbour_mode_) return static_cast<std::size_t>(r);
+        const auto it = std::lower_bound(ranks_.begin(), ranks_.end(), r);
+        return (it != ranks_.end() && *it == r) ? static_cast<std::size_t>(it - ranks_.begin())
+                                                : ranks_.size();
+    }
+
+    /// Neighbour lists must be symmetric, or a rank would wait for counts from a rank that never
+    /// sends them. Each listed pair adds a hash of (low, high) when listed by low and subtracts it
+    /// when listed by high: the sum over all ranks is zero exactly when every pair is listed both
+    /// ways (barring a 2^-64 collision). One more MPI_Allreduce, at construction only.
+    void check_symmetric() const {
+        std::uint64_t sum = 0;
+        for (int r : ranks_) {
+            if (r == rank_) continue;
+            const auto low = static_cast<std::uint64_t>(std::min(r, rank_));
+            const auto high = static_cast<std::uint64_t>(std::max(r, rank_));
+            std::uint64_t h = (low << 32 | high) * 0x9E3779B97F4A7C15ull;
+            h ^= h >> 29;
+            h *= 0xBF58476D1CE4E5B9ull;
+            h ^= h >> 32;
+            sum += rank_ < r ? h : ~h + 1;
+        }
+        check(MPI_Allreduce(MPI_IN_PLACE, &sum, 1, MPI_UINT64_T, MPI_SUM, user_comm_),
+              "MPI_Allreduce (neighbour check)", rank_);
+        if (sum != 0)
+            throw error("layout::mpi: the neighbour lists are not symmetric (some rank a names b "
+                        "where b does not name a); every rank throws",
+                        -1);
+    }
+
+    /// Counts to each slot's rank; from each, how many come here. Then the segments.
+    void exchange_counts() {
+        static_assert(sizeof(std::size_t) == sizeof(std::uint64_t));
+        if (!neighbour_mode_) {
+            check(MPI_Alltoall(slot_counts_.data(), 1, MPI_UINT64_T, peer_counts_.data(), 1,
+                               MPI_UINT64_T, comm_),
+                  "MPI_Alltoall (counts)", rank_);
+        } else {
+            requests_.clear();
+            for (std::size_t s = 0; s < ranks_.size(); ++s) {
+                if (s == self_slot_) continue;
+                requests_.emplace_back();
+                check(MPI_Irecv(&peer_counts_[s], 1, MPI_UINT64_T, ranks_[s], 1, comm_,
+                                &requests_.back()),
+                      "MPI_Irecv (counts)", rank_);
+            }
+            for (std::size_t s = 0; s < ranks_.size(); ++s) {
+                if (s == self_slot_) continue;
+                requests_.emplace_back();
+                check(MPI_Isend(&slot_counts_[s], 1, MPI_UINT64_T, ranks_[s], 1, comm_,
+                                &requests_.back()),
+                      "MPI_Isend (counts)", rank_);
+            }
+            const int code = MPI_Waitall(static_cast<int>(requests_.size()), requests_.data(),
+                                         MPI_STATUSES_IGNORE);
+            requests_.clear();
+            check(code, "MPI_Waitall (counts)", rank_);
+            peer_counts_[self_slot_] = slot_counts_[self_slot_];
+        }
+        sends_.clear();
+        recvs_.clear();
+        std::size_t sent = 0;
+        recv_total_ = 0;
+        for (std::size_t s = 0; s < ranks_.size(); ++s) {
+            if (slot_counts_[s] != 0) sends_.push_back({ranks_[s], sent, slot_counts_[s]});
+            sent += slot_counts_[s];
+            if (peer_counts_[s] != 0) recvs_.push_back({ranks_[s], recv_total_, peer_counts_[s]});
+            recv_total_ += peer_counts_[s];
+        }
+    }
+
+    MPI_Comm user_comm_ = MPI_COMM_NULL;
+    MPI_Comm comm_ = MPI_COMM_NULL; // a duplicate: the plan's messages never meet the user's
+    int rank_ = 0;
+    int size_ = 1;
+    bool neighbour_mode_ = false;
+    std::vector<int> ranks_; // the slots: every rank, or the neighbours and self, ascending
+    std::size_t self_slot_ = 0;
+    std::int64_t id_ = 0;
+    std::int64_t version_ = 0;
+    std::vector<std::size_t> slot_counts_, peer_counts_; // per slot: sent, received
+    std::vector<int> item_slots_;
+    std::vector<std::size_t> order_; // source element of each sent item, by rank then source order
+    std::vector<segment> sends_, recvs_;
+    std::size_t send_total_ = 0, recv_total_ = 0, source_size_ = 0;
+    std::vector<std::size_t> out_bytes_, in_bytes_;
+    std::vector<MPI_Request> requests_;
+    std::vector<MPI_Status> statuses_;
+    std::vector<int> expected_;
+    std::size_t receives_ = 0;
+};
+
+} // namespace detail
+} // namespace layout::mpi

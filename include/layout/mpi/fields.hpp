@@ -1,0 +1,163 @@
+/// \file mpi/fields.hpp
+/// Which leaves of an element travel, and how they lie on the wire.
+///
+///     struct Vec3 { float x, y, z; };
+///     struct P { Vec3 pos; double mass; std::int32_t id; };     // leaves: x y z mass id
+///     layout::mpi::all_fields                                   // x y z mass id: 24 B per element
+///     layout::mpi::fields<&P::pos, &P::id>                      // x y z id:      16 B per element
+///     layout::mpi::select<layout::mpi::path<&P::pos, &Vec3::x>> // x:              4 B per element
+///
+/// On the wire, the elements for one peer are one message: one packed column per travelling
+/// leaf, widest alignment first (mass, then x y z id), so every column is naturally aligned
+/// without padding; only the message's end is padded to 16 bytes. Bytes per element are exactly
+/// the sizes of the travelling leaves: no struct padding, no leaf that does not travel.
+#pragma once
+
+#include "../config.hpp"
+#include "../element_ref.hpp"
+#include "../reflect.hpp"
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <utility>
+
+namespace layout::mpi {
+
+/// A path of keys (member pointers or field indices) from the element type to one member: a
+/// scalar leaf, or a nested struct or std::array (all of its leaves).
+template <auto... Keys>
+struct path {
+    static_assert(sizeof...(Keys) >= 1, "layout: mpi::path needs at least one key, e.g. "
+                                        "path<&Particle::pos>");
+};
+
+/// The leaves that travel: the union of the paths' leaves.
+template <class... Paths>
+struct select {};
+
+/// Top-level fields by member pointer or index: fields<&P::pos, &P::id>.
+template <auto... Keys>
+using fields = select<path<Keys>...>;
+
+/// Every leaf of the element (the default).
+struct all_fields {};
+
+namespace detail {
+
+using layout::detail::first_leaf;
+using layout::detail::field_t;
+using layout::detail::is_leaf_v;
+
+/// [first leaf, one past the last leaf) of the member a path of keys names inside T.
+template <class T, auto Key, auto... Rest>
+constexpr std::pair<std::size_t, std::size_t> path_leaves() {
+    static_assert(!is_leaf_v<T>, "layout: mpi::path goes through a scalar member; end the path "
+                                 "there");
+    constexpr std::size_t field = layout::detail::field_key_index<T, Key>();
+    static_assert(field < field_count_v<T>, "layout: mpi::path: field index out of range");
+    constexpr std::size_t first = first_leaf<T>[field];
+    using F = field_t<T, field>;
+    if constexpr (sizeof...(Rest) == 0) {
+        return {first, first + leaf_count_v<F>};
+    } else {
+        constexpr auto inner = path_leaves<F, Rest...>();
+        return {first + inner.first, first + inner.second};
+    }
+}
+
+template <class T, class Path>
+struct path_range;
+template <class T, auto... Keys>
+struct path_range<T, path<Keys...>> {
+    static constexpr auto value = path_leaves<T, Keys...>();
+};
+
+/// travels[l]: whether leaf l of T travels under the selection S.
+template <class T, class S>
+struct selection;
+
+template <class T>
+struct selection<T, all_fields> {
+    static constexpr auto travels = [] {
+        std::array<bool, leaf_count_v<T>> t{};
+        for (auto& b : t) b = true;
+        return t;
+    }();
+};
+
+template <class T, class... Paths>
+struct selection<T, select<Paths...>> {
+    static_assert(sizeof...(Paths) >= 1, "layout: mpi::select<> names no field; name at least "
+                                         "one, or use mpi::all_fields");
+    static constexpr auto travels = [] {
+        std::array<bool, leaf_count_v<T>> t{};
+        for (const auto& range : {path_range<T, Paths>::value...})
+            for (std::size_t l = range.first; l < range.second; ++l) t[l] = true;
+        return t;
+    }();
+};
+
+/// The wire format of T under selection S: the travelling leaves, widest alignment first (and
+/// in leaf order among equals), and the bytes of each element before each column.
+template <class T, class S>
+struct wire_format {
+    static constexpr auto& travels = selection<T, S>::travels;
+    static constexpr std::size_t count = [] {
+        std::size_t n = 0;
+        for (bool b : travels) n += b;
+        return n;
+    }();
+    static constexpr auto leaves = [] {
+        std::array<std::size_t, count> order{};
+        std::size_t k = 0;
+        for (std::size_t alignment = 16; alignment >= 1; alignment /= 2)
+            for (std::size_t l = 0; l < leaf_count_v<T>; ++l)
+                if (travels[l] && layout::detail::leaf_table<T>[l].alignment == alignment)
+                    order[k++] = l;
+        return order;
+    }();
+    static_assert([] {
+        for (const auto& leaf : layout::detail::leaf_table<T>)
+            if (leaf.alignment > 16) return false;
+        return true;
+    }(), "layout: mpi: a leaf aligned to more than 16 bytes cannot travel");
+    /// prefix[k]: bytes per element of the columns before column k; prefix[count]: all of them.
+    static constexpr auto prefix = [] {
+        std::array<std::size_t, count + 1> p{};
+        for (std::size_t k = 0; k < count; ++k)
+            p[k + 1] = p[k] + layout::detail::leaf_table<T>[leaves[k]].size;
+        return p;
+    }();
+    static constexpr std::size_t bytes_per_element = prefix[count];
+
+    /// Which leaves travel, for checking that every rank sends the same ones: a hash of T's leaf
+    /// sizes and of the selection (FNV-1a), kept to 62 bits so that it and its negation fit.
+    static constexpr std::int64_t signature = [] {
+        std::uint64_t h = 1469598103934665603ull;
+        auto mix = [&h](std::uint64_t v) {
+            for (int b = 0; b < 8; ++b) {
+                h ^= (v >> (8 * b)) & 0xff;
+                h *= 1099511628211ull;
+            }
+        };
+        mix(leaf_count_v<T>);
+        for (std::size_t l = 0; l < leaf_count_v<T>; ++l)
+            mix(layout::detail::leaf_table<T>[l].size * 2 + (travels[l] ? 1 : 0));
+        return static_cast<std::int64_t>(h >> 2);
+    }();
+};
+
+/// Bytes of a message of n elements: whole columns, the end padded to 16 bytes so that the next
+/// message in the same buffer starts aligned for any leaf.
+constexpr std::size_t message_bytes(std::size_t bytes_per_element, std::size_t n) {
+    return (bytes_per_element * n + 15) / 16 * 16;
+}
+
+} // namespace detail
+
+/// Bytes that one element puts on the wire when the selection S of T's leaves travels.
+template <class T, class S = all_fields>
+inline constexpr std::size_t wire_bytes_per_element_v = detail::wire_format<T, S>::bytes_per_element;
+
+} // namespace layout::mpi

@@ -1,0 +1,188 @@
+/// \file mpi/migrate.hpp
+/// layout::mpi::migration_plan: moves elements between ranks, each to the rank it names.
+///
+///     // rank 0 holds {a, b, c}, destinations {1, 0, -1};  rank 1 holds {d, e}, destinations {0, 0}
+///     layout::mpi::migration_plan plan(MPI_COMM_WORLD, destinations);   // collective
+///     plan.migrate(particles);      // rank 0: {b, d, e}   rank 1: {a}   (c is dropped)
+///
+/// Elements arrive ordered by source rank, then source index, self included: the same result
+/// every run and for every layout. A plan is reusable: update(destinations) rebuilds the counts
+/// and keeps every buffer, which grows and is never reallocated while sizes fit. Each side may
+/// use any layout (layout::vector<T, aos / soa / aosoa<N>>), and a selection of fields may travel
+/// alone (plan.migrate<layout::mpi::fields<&P::x>>(src, dst)). start/finish split a migration so
+/// that computation runs while the messages travel:
+///
+///     plan.start(particles);        // packs (particles may change from here on), sends
+///     compute_something_else();
+///     plan.finish(particles);       // waits, resizes to destination_size(), unpacks
+///
+/// With neighbours (plan(comm, destinations, neighbours)), counts travel only between neighbours
+/// and elements may only go to them or stay; the lists must be symmetric (checked at
+/// construction). Without, one MPI_Alltoall of counts per update.
+///
+/// Errors: a destination out of range (or not a neighbour), a container whose size differs from
+/// the plan's, ranks running different plans or fields: every rank throws layout::mpi::error
+/// before any element moves (see error.hpp), and the plan and the containers are as they were.
+#pragma once
+
+#include "../detail/algorithm_arguments.hpp"
+#include "../vector.hpp"
+#include "../view.hpp"
+#include "detail/exchange.hpp"
+#include "detail/pattern.hpp"
+#include "error.hpp"
+#include "fields.hpp"
+
+#include <mpi.h>
+
+#include <cstddef>
+#include <span>
+#include <string>
+#include <type_traits>
+
+namespace layout::mpi {
+
+class migration_plan {
+public:
+    /// Collective over comm. destinations[i] is the rank element i goes to (-1 drops it).
+    template <layout::detail::index_range R>
+    migration_plan(MPI_Comm comm, R&& destinations) : pattern_(comm, {}, false) {
+        update(destinations);
+    }
+
+    /// Collective over comm; counts travel only between this rank and neighbours.
+    template <layout::detail::index_range R, layout::detail::index_range N>
+    migration_plan(MPI_Comm comm, R&& destinations, N&& neighbours)
+        : pattern_(comm, as_ints(neighbours), true) {
+        update(destinations);
+    }
+
+    /// Collective: a new set of destinations for the same communicator and neighbours, one per
+    /// element of the container the next migration takes. Buffers are kept.
+    template <layout::detail::index_range R>
+    void update(R&& destinations) {
+        const auto d = layout::detail::index_span(destinations);
+        static_assert(std::is_signed_v<typename decltype(d)::value_type>,
+                      "layout: mpi::migration_plan: destinations are signed ranks (-1 drops an "
+                      "element); pass a range of int");
+        pattern_.build(
+            d.size(), [d](std::size_t k) { return d[k]; }, [](std::size_t k) { return k; },
+            d.size(), true, "destination of element");
+    }
+
+    /// Elements the next migration takes from this rank (the destinations' count).
+    std::size_t source_size() const noexcept { return pattern_.source_size(); }
+    /// Elements this rank holds after the migration.
+    std::size_t destination_size() const noexcept { return pattern_.recv_total(); }
+    /// Elements that leave this rank for another one, and that arrive from another one.
+    std::size_t send_count() const noexcept { return pattern_.send_total() - self_count(true); }
+    std::size_t receive_count() const noexcept {
+        return pattern_.recv_total() - self_count(false);
+    }
+    /// Buffer allocations so far (a plan reused with sizes that fit allocates nothing).
+    std::size_t buffer_allocations() const noexcept {
+        return pattern_.allocations();
+    }
+    MPI_Comm communicator() const noexcept { return pattern_.communicator(); }
+
+    /// Collective. Packs src's travelling fields and sends them; src may change afterwards.
+    template <class S = all_fields, class Src>
+        requires layout::detail::viewable<Src>
+    void start(const Src& src) {
+        const auto v = layout::detail::as_view(src);
+        using T = typename decltype(v)::value_type;
+        std::string problem;
+        if (v.size() != pattern_.source_size())
+            problem = "layout::mpi::migration_plan: the container holds " +
+                      std::to_string(v.size()) + " elements but the plan was built for " +
+                      std::to_string(pattern_.source_size()) +
+                      " (resized since update? rebuild the plan)";
+        detail::start_exchange<S, detail::memory_of_t<Src>>(
+            pattern_, detail::operation::migrate, detail::direction::forward,
+            layout::view<const T, typename decltype(v)::layout_type>(v), 0, problem);
+    }
+
+    /// Waits and unpacks. A container is resized to destination_size() first (leaves that do not
+    /// travel keep what dst held at each index, value-initialized where it grew); a view must
+    /// have that size already.
+    template <class S = all_fields, class Dst>
+        requires layout::detail::viewable<Dst>
+    void finish(Dst&& dst) {
+        using T = typename layout::detail::view_of_t<Dst>::value_type;
+        if (auto problem = detail::check_finish<S, T>(pattern_, detail::operation::migrate);
+            !problem.empty())
+            throw error(problem, pattern_.rank());
+        if constexpr (layout::detail::is_vector_v<std::remove_cvref_t<Dst>>) {
+            dst.resize(pattern_.recv_total());
+        } else if (dst.size() != pattern_.recv_total()) {
+            pattern_.wait();
+            throw error("layout::mpi::migration_plan::finish: the view holds " +
+                            std::to_string(dst.size()) + " elements, the migration brings " +
+                            std::to_string(pattern_.recv_total()) +
+                            "; the received elements were discarded",
+                        pattern_.rank());
+        }
+        detail::finish_exchange<S, detail::memory_of_t<Dst>>(
+            pattern_, detail::direction::forward, layout::detail::as_view(dst), 0);
+    }
+
+    /// start then finish; src and dst may be the same container.
+    template <class S = all_fields, class Src, class Dst>
+    void migrate(const Src& src, Dst&& dst) {
+        start<S>(src);
+        finish<S>(dst);
+    }
+    /// In place: the container ends up holding the elements that arrive here. In host memory,
+    /// the elements that stay move inside the container rather than through the send buffer.
+    template <class S = all_fields, class C>
+    void migrate(C& c) {
+        if constexpr (layout::detail::is_vector_v<C> && C::memory_type::host_accessible) {
+            using T = typename C::value_type;
+            using L = typename C::layout_type;
+            std::string problem;
+            if (c.size() != pattern_.source_size())
+                problem = "layout::mpi::migration_plan: the container holds " +
+                          std::to_string(c.size()) + " elements but the plan was built for " +
+                          std::to_string(pattern_.source_size()) +
+                          " (resized since update? rebuild the plan)";
+            if (problem.empty() && pattern_.pending_ != 0)
+                problem = "layout::mpi: an exchange of this plan is already in flight (call "
+                          "finish first)";
+            pattern_.agree(detail::operation::migrate, problem, pattern_.id(),
+                           detail::wire_format<T, S>::signature);
+            using transport = detail::transport<typename C::memory_type>;
+            transport::template send<S>(pattern_, detail::direction::forward,
+                                        layout::view<const T, L>(c.view()), 0, true);
+            const std::size_t total = pattern_.recv_total();
+            if (total > c.size()) c.resize(total);
+            transport::template receive<S>(pattern_, detail::direction::forward, c.view(), 0,
+                                           true);
+            c.resize(total);
+        } else {
+            start<S>(c);
+            finish<S>(c);
+        }
+    }
+
+    /// The shared pattern (for <layout/mpi/cuda.hpp> and the tests).
+    detail::pattern& pattern() noexcept { return pattern_; }
+
+private:
+    template <class N>
+    static std::span<const int> as_ints(N&& neighbours) {
+        const auto n = layout::detail::index_span(neighbours);
+        static_assert(std::is_same_v<typename decltype(n)::value_type, int>,
+                      "layout: mpi: neighbours are ranks: pass a range of int");
+        return n;
+    }
+    std::size_t self_count(bool sent) const noexcept {
+        for (const auto& s : sent ? pattern_.out_segments(detail::direction::forward)
+                                  : pattern_.in_segments(detail::direction::forward))
+            if (s.rank == pattern_.rank()) return s.count;
+        return 0;
+    }
+
+    detail::pattern pattern_;
+};
+
+} // namespace layout::mpi

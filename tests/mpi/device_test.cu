@@ -1,0 +1,175 @@
+// layout::mpi plans on device containers, under mpirun -np 2 with both ranks on the one GPU:
+// migrations and halo exchanges of layout::cuda containers, through the CUDA-aware path (where
+// the MPI library is CUDA-aware) and through pinned staging (forced), checked bit for bit against
+// the same exchange of host containers (which migrate_test and halo_test check against the
+// single-rank reference).
+#include "gpu_test.hpp"
+#include "mpi_test_support.hpp"
+
+#include <layout/layout.hpp>
+#include <layout/mpi/mpi.hpp>
+
+#include <gtest/gtest.h>
+#include <mpi.h>
+
+#include <cstdint>
+#include <vector>
+
+namespace {
+
+using mpi_test::Particle;
+using mpi_test::Vec3;
+namespace lp = layout::policy;
+
+template <class Layout>
+using host = layout::vector<Particle, Layout>;
+template <class Layout>
+using device = layout::vector<Particle, Layout, layout::cuda::device_memory>;
+
+class mpi_device : public layout_test::gpu_test {
+protected:
+    /// The paths this MPI library offers (the same on every rank).
+    static std::vector<layout::mpi::device_path> paths() {
+        std::vector<layout::mpi::device_path> p{layout::mpi::device_path::staged};
+        if (layout::mpi::cuda_aware_mpi()) p.push_back(layout::mpi::device_path::cuda_aware);
+        return p;
+    }
+    static const char* name(layout::mpi::device_path p) {
+        return p == layout::mpi::device_path::staged ? "staged" : "cuda-aware";
+    }
+};
+
+host<lp::aos> elements(std::uint64_t seed, int rank, std::size_t n) {
+    host<lp::aos> h;
+    for (std::size_t i = 0; i < n; ++i) h.push_back(mpi_test::make(seed, rank, i));
+    return h;
+}
+
+std::vector<int> destinations(int rank, int size, std::size_t n, std::uint64_t seed) {
+    std::vector<int> d;
+    for (std::size_t i = 0; i < n; ++i) {
+        const auto h = mpi_test::hash(seed, static_cast<std::uint64_t>(rank), i);
+        d.push_back(h % 25 == 0 ? -1 : static_cast<int>((h >> 8) % static_cast<std::uint64_t>(size)));
+    }
+    return d;
+}
+
+template <class Src, class Dst>
+void migrate_both_ways(layout::mpi::device_path path, const char* what) {
+    const int rank = mpi_test::world_rank(), size = mpi_test::world_size();
+    const std::size_t n = 5000 + 1000 * static_cast<std::size_t>(rank);
+    const auto start = elements(31, rank, n);
+    const auto d = destinations(rank, size, n, 32);
+
+    layout::mpi::migration_plan host_plan(MPI_COMM_WORLD, d);
+    host<lp::aos> expected;
+    host_plan.migrate(start, expected);
+
+    layout::mpi::migration_plan plan(MPI_COMM_WORLD, d);
+    layout::mpi::set_device_path(plan, path);
+    const layout::vector<Particle, typename Src::layout_type, layout::cuda::device_memory> src = start;
+    Dst dst;
+    plan.migrate(src, dst);
+    ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+    const host<lp::aos> got = dst;
+    std::vector<Particle> e(expected.begin(), expected.end());
+    mpi_test::expect_elements(got, e, what);
+
+    // Twelve more in place, buffers reused after the first.
+    layout::vector<Particle, typename Dst::layout_type, layout::cuda::device_memory> c = start;
+    host<lp::aos> model = start;
+    for (int step = 0; step < 12; ++step) {
+        const auto ds = destinations(rank, size, model.size(), 40 + static_cast<std::uint64_t>(step));
+        host_plan.update(ds);
+        host_plan.migrate(model);
+        plan.update(ds);
+        plan.migrate(c);
+    }
+    ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+    const host<lp::aos> back = c;
+    mpi_test::expect_elements(back, std::vector<Particle>(model.begin(), model.end()), what);
+}
+
+TEST_F(mpi_device, migrations_of_device_containers_match_the_host) {
+    for (const auto path : paths()) {
+        migrate_both_ways<host<lp::soa>, device<lp::aos>>(path, name(path));
+        migrate_both_ways<host<lp::aos>, device<lp::aosoa<32>>>(path, name(path));
+        migrate_both_ways<host<lp::aosoa<32>>, device<lp::soa>>(path, name(path));
+    }
+}
+
+TEST_F(mpi_device, a_subset_of_fields_travels_from_and_to_the_device) {
+    const int rank = mpi_test::world_rank(), size = mpi_test::world_size();
+    const std::size_t n = 3000;
+    const auto start = elements(33, rank, n);
+    const auto d = destinations(rank, size, n, 34);
+    using pos = layout::mpi::fields<&Particle::pos, &Particle::tag>;
+    for (const auto path : paths()) {
+        layout::mpi::migration_plan host_plan(MPI_COMM_WORLD, d);
+        host<lp::soa> expected;
+        host_plan.migrate<pos>(start, expected);
+        layout::mpi::migration_plan plan(MPI_COMM_WORLD, d);
+        layout::mpi::set_device_path(plan, path);
+        const device<lp::aos> src = start;
+        device<lp::soa> dst;
+        plan.migrate<pos>(src, dst);
+        const host<lp::aos> got = dst;
+        mpi_test::expect_elements(got, std::vector<Particle>(expected.begin(), expected.end()),
+                                  name(path));
+    }
+}
+
+TEST_F(mpi_device, halo_gather_and_scatter_add_of_device_containers_match_the_host) {
+    const int rank = mpi_test::world_rank(), size = mpi_test::world_size();
+    const std::size_t owned = 4000;
+    std::vector<std::size_t> index;
+    std::vector<int> ranks;
+    for (std::size_t k = 0; k < 2500; ++k) { // repeats and self included
+        const auto h = mpi_test::hash(35, static_cast<std::uint64_t>(rank), k);
+        index.push_back(h % owned);
+        ranks.push_back(static_cast<int>((h >> 20) % static_cast<std::uint64_t>(size)));
+    }
+    auto start = elements(36, rank, owned);
+    for (std::size_t i = 0; i < owned; ++i) {
+        Particle p = start[i];
+        p.mass = 1.0 / static_cast<double>(i + 2);
+        p.pos = {0.25f * static_cast<float>(i % 7), 1.5f, -0.5f};
+        start[i] = p;
+    }
+    using forces = layout::mpi::fields<&Particle::pos, &Particle::mass>;
+    for (const auto path : paths()) {
+        layout::mpi::halo_plan host_plan(MPI_COMM_WORLD, owned, index, ranks);
+        host<lp::soa> expected = start;
+        host_plan.gather(expected);
+        // Contributions on the ghosts: inexact sums, so only the same order gives the same bits.
+        for (std::size_t j = owned; j < expected.size(); ++j) {
+            Particle p = expected[j];
+            p.mass = 1.0 / static_cast<double>(3 * j + 1);
+            p.pos = {0.1f / static_cast<float>(j), 0.2f, 0.3f};
+            expected[j] = p;
+        }
+        const host<lp::soa> contributions = expected;
+        host_plan.scatter_add<forces>(expected);
+
+        layout::mpi::halo_plan plan(MPI_COMM_WORLD, owned, index, ranks);
+        layout::mpi::set_device_path(plan, path);
+        device<lp::aosoa<32>> c = start;
+        plan.gather(c);
+        {
+            const host<lp::aos> gathered = c;
+            host<lp::soa> reference = start;
+            host_plan.gather(reference);
+            mpi_test::expect_elements(gathered,
+                                      std::vector<Particle>(reference.begin(), reference.end()),
+                                      "device gather");
+        }
+        c = contributions;
+        plan.scatter_add<forces>(c);
+        ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+        const host<lp::aos> got = c;
+        mpi_test::expect_elements(got, std::vector<Particle>(expected.begin(), expected.end()),
+                                  name(path));
+    }
+}
+
+} // namespace

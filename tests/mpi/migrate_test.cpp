@@ -1,0 +1,359 @@
+// layout::mpi::migration_plan under mpirun with 1 to 4 ranks. Every rank computes the whole
+// world's elements and destinations (mpi_test::make is a function of rank and index), and so the
+// single-rank reference of each migration: rank m must hold, in order, every element whose
+// destination is m, ordered by source rank, then source index. Checked bit for bit, for every
+// pair of layouts, and across 12 migrations in a row.
+#include "mpi_test_support.hpp"
+
+#include <layout/mpi/mpi.hpp>
+
+#include <gtest/gtest.h>
+#include <mpi.h>
+
+#include <cstdint>
+#include <functional>
+#include <stdexcept>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+// Counts MPI_Alltoall calls (the PMPI profiling interface: this definition takes the place of
+// the library's, which stays reachable as PMPI_Alltoall), to check that a plan with neighbours
+// exchanges its counts with them alone.
+namespace {
+int alltoall_calls = 0;
+}
+extern "C" int MPI_Alltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype,
+                            void* recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm) {
+    ++alltoall_calls;
+    return PMPI_Alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
+}
+
+namespace {
+
+using mpi_test::Particle;
+using mpi_test::Vec3;
+namespace lp = layout::policy;
+
+/// Destination of element i of rank r in some scenario, given the world size.
+using destination_fn = std::function<int(int r, std::size_t i, int size)>;
+
+/// The world: every rank's elements, as every rank computes it.
+struct world {
+    std::vector<std::vector<Particle>> held;
+
+    world(std::uint64_t seed, int size, const std::function<std::size_t(int)>& count) {
+        held.resize(static_cast<std::size_t>(size));
+        for (int r = 0; r < size; ++r)
+            for (std::size_t i = 0; i < count(r); ++i)
+                held[static_cast<std::size_t>(r)].push_back(mpi_test::make(seed, r, i));
+    }
+
+    std::vector<int> destinations(int r, const destination_fn& to) const {
+        std::vector<int> d;
+        for (std::size_t i = 0; i < held[static_cast<std::size_t>(r)].size(); ++i)
+            d.push_back(to(r, i, static_cast<int>(held.size())));
+        return d;
+    }
+
+    /// The single-rank reference: what each rank holds after the migration.
+    void migrate(const destination_fn& to) {
+        const int size = static_cast<int>(held.size());
+        std::vector<std::vector<Particle>> next(held.size());
+        for (int s = 0; s < size; ++s)
+            for (std::size_t i = 0; i < held[static_cast<std::size_t>(s)].size(); ++i) {
+                const int d = to(s, i, size);
+                if (d >= 0) next[static_cast<std::size_t>(d)].push_back(held[static_cast<std::size_t>(s)][i]);
+            }
+        held = std::move(next);
+    }
+};
+
+template <class Layout>
+using particles = layout::vector<Particle, Layout>;
+
+template <class Layout>
+particles<Layout> mine(const world& w, int rank) {
+    const auto& h = w.held[static_cast<std::size_t>(rank)];
+    return particles<Layout>(h.begin(), h.end());
+}
+
+// ---- scenarios ----------------------------------------------------------------------------------
+
+std::size_t random_count(int r) { return static_cast<std::size_t>(mpi_test::hash(7, static_cast<std::uint64_t>(r), 0) % 300); }
+
+/// Random ranks, about 5% dropped; rank 1 starts empty (where it exists).
+const destination_fn random_destinations = [](int r, std::size_t i, int size) {
+    const auto h = mpi_test::hash(11, static_cast<std::uint64_t>(r), i);
+    return h % 20 == 0 ? -1 : static_cast<int>((h >> 8) % static_cast<std::uint64_t>(size));
+};
+std::size_t count_with_empty_rank(int r) { return r == 1 ? 0 : random_count(r); }
+
+const destination_fn all_to_last = [](int, std::size_t, int size) { return size - 1; };
+const destination_fn stay = [](int r, std::size_t, int) { return r; };
+
+template <class Pair>
+class migrate_pairs : public ::testing::Test {};
+
+template <class From, class To>
+struct layout_pair {
+    using from = From;
+    using to = To;
+};
+using pairs = ::testing::Types<
+    layout_pair<lp::aos, lp::aos>, layout_pair<lp::aos, lp::soa>, layout_pair<lp::aos, lp::aosoa<8>>,
+    layout_pair<lp::soa, lp::aos>, layout_pair<lp::soa, lp::soa>, layout_pair<lp::soa, lp::aosoa<8>>,
+    layout_pair<lp::aosoa<8>, lp::aos>, layout_pair<lp::aosoa<8>, lp::soa>,
+    layout_pair<lp::aosoa<3>, lp::aosoa<8>>>;
+TYPED_TEST_SUITE(migrate_pairs, pairs);
+
+template <class From, class To>
+void check_scenario(std::uint64_t seed, const std::function<std::size_t(int)>& count,
+                    const destination_fn& to, const char* what) {
+    const int rank = mpi_test::world_rank(), size = mpi_test::world_size();
+    world w(seed, size, count);
+    auto src = mine<From>(w, rank);
+    particles<To> dst;
+    layout::mpi::migration_plan plan(MPI_COMM_WORLD, w.destinations(rank, to));
+    plan.migrate(src, dst);
+    EXPECT_EQ(plan.destination_size(), dst.size()) << what;
+    // Bit for bit: operator== would call a NaN leaf different from itself.
+    mpi_test::expect_elements(src, w.held[static_cast<std::size_t>(rank)], "the source");
+    w.migrate(to);
+    mpi_test::expect_elements(dst, w.held[static_cast<std::size_t>(rank)], what);
+}
+
+TYPED_TEST(migrate_pairs, random_destinations_with_an_empty_rank) {
+    check_scenario<typename TypeParam::from, typename TypeParam::to>(
+        1, count_with_empty_rank, random_destinations, "random");
+}
+TYPED_TEST(migrate_pairs, all_to_one) {
+    check_scenario<typename TypeParam::from, typename TypeParam::to>(2, random_count, all_to_last,
+                                                                      "all to one");
+}
+TYPED_TEST(migrate_pairs, self_sends_only) {
+    check_scenario<typename TypeParam::from, typename TypeParam::to>(3, random_count, stay,
+                                                                      "stay");
+}
+TYPED_TEST(migrate_pairs, every_rank_empty) {
+    check_scenario<typename TypeParam::from, typename TypeParam::to>(
+        4, [](int) { return std::size_t{0}; }, random_destinations, "empty");
+}
+
+// ---- repeated migrations, in place, buffers reused ------------------------------------------------
+
+template <class Layout>
+class migrate_layouts : public ::testing::Test {};
+using layouts = ::testing::Types<lp::aos, lp::soa, lp::aosoa<8>>;
+TYPED_TEST_SUITE(migrate_layouts, layouts);
+
+TYPED_TEST(migrate_layouts, twelve_migrations_in_place_match_the_reference) {
+    const int rank = mpi_test::world_rank(), size = mpi_test::world_size();
+    world w(5, size, random_count);
+    auto c = mine<TypeParam>(w, rank);
+    std::vector<int> none;
+    layout::mpi::migration_plan plan(MPI_COMM_WORLD, none);
+    for (int step = 0; step < 12; ++step) {
+        const destination_fn to = [step](int r, std::size_t i, int s) {
+            const auto h = mpi_test::hash(100 + static_cast<std::uint64_t>(step), static_cast<std::uint64_t>(r), i);
+            // Mostly stay (as particles do), sometimes drop, else anywhere.
+            return h % 50 == 0 ? -1 : (h % 10 < 7 ? r : static_cast<int>((h >> 8) % static_cast<std::uint64_t>(s)));
+        };
+        // Top each rank up so that the world does not drain away through the drops.
+        for (std::size_t k = 0; k < 5; ++k) {
+            const Particle p = mpi_test::make(1000 + static_cast<std::uint64_t>(step), rank, k);
+            c.push_back(p);
+        }
+        for (int r = 0; r < size; ++r)
+            for (std::size_t k = 0; k < 5; ++k)
+                w.held[static_cast<std::size_t>(r)].push_back(mpi_test::make(1000 + static_cast<std::uint64_t>(step), r, k));
+        plan.update(w.destinations(rank, to));
+        plan.migrate(c);
+        w.migrate(to);
+        mpi_test::expect_elements(c, w.held[static_cast<std::size_t>(rank)],
+                                  ("step " + std::to_string(step)).c_str());
+    }
+}
+
+TYPED_TEST(migrate_layouts, a_reused_plan_allocates_nothing_when_sizes_fit) {
+    const int rank = mpi_test::world_rank(), size = mpi_test::world_size();
+    world w(6, size, random_count);
+    const auto original = mine<TypeParam>(w, rank);
+    const auto d = w.destinations(rank, random_destinations);
+    layout::mpi::migration_plan plan(MPI_COMM_WORLD, d);
+    auto c = original;
+    plan.migrate(c);
+    const std::size_t allocations = plan.buffer_allocations();
+    for (int k = 0; k < 10; ++k) {
+        c = original;
+        plan.update(d);
+        plan.migrate(c);
+        // Fewer fields travel: smaller messages, still no allocation.
+        auto e = original;
+        plan.update(d);
+        plan.migrate<layout::mpi::fields<&Particle::pos>>(original, e);
+    }
+    EXPECT_EQ(plan.buffer_allocations(), allocations);
+    w.migrate(random_destinations);
+    mpi_test::expect_elements(c, w.held[static_cast<std::size_t>(rank)], "after reuse");
+}
+
+// ---- fields, overlap, neighbours -----------------------------------------------------------------
+
+TEST(migrate, a_subset_of_fields_travels_alone_and_weighs_only_its_bytes) {
+    const int rank = mpi_test::world_rank(), size = mpi_test::world_size();
+    using pos_and_tag = layout::mpi::select<layout::mpi::path<&Particle::pos, &Vec3::y>,
+                                            layout::mpi::path<&Particle::tag>>;
+    static_assert(layout::mpi::wire_bytes_per_element_v<Particle> == 39);
+    static_assert(layout::mpi::wire_bytes_per_element_v<Particle, pos_and_tag> == 12);
+    static_assert(layout::mpi::wire_bytes_per_element_v<Particle,
+                                                        layout::mpi::fields<&Particle::cell>> == 6);
+    world w(8, size, random_count);
+    const auto src = mine<lp::soa>(w, rank);
+    layout::mpi::migration_plan plan(MPI_COMM_WORLD, w.destinations(rank, random_destinations));
+    particles<lp::aosoa<8>> dst;
+    plan.migrate<pos_and_tag>(src, dst);
+    w.migrate(random_destinations);
+    const auto& expected = w.held[static_cast<std::size_t>(rank)];
+    ASSERT_EQ(dst.size(), expected.size());
+    std::size_t wrong = 0;
+    for (std::size_t i = 0; i < dst.size(); ++i) {
+        const Particle p = dst[i];
+        Particle e{}; // what does not travel stays value-initialized in a fresh container
+        e.pos.y = expected[i].pos.y;
+        e.tag = expected[i].tag;
+        wrong += !mpi_test::same_bits(p, e);
+    }
+    EXPECT_EQ(wrong, 0u);
+}
+
+TEST(migrate, start_packs_so_the_source_may_change_before_finish) {
+    const int rank = mpi_test::world_rank(), size = mpi_test::world_size();
+    world w(9, size, random_count);
+    auto c = mine<lp::aos>(w, rank);
+    layout::mpi::migration_plan plan(MPI_COMM_WORLD, w.destinations(rank, random_destinations));
+    plan.start(c);
+    for (std::size_t i = 0; i < c.size(); ++i) c[i] = Particle{}; // compute while in flight
+    plan.finish(c);
+    w.migrate(random_destinations);
+    mpi_test::expect_elements(c, w.held[static_cast<std::size_t>(rank)], "overlapped");
+}
+
+TEST(migrate, neighbours_exchange_counts_without_an_alltoall) {
+    const int rank = mpi_test::world_rank(), size = mpi_test::world_size();
+    // A ring: left, right and self; elements go only there.
+    const destination_fn ring = [](int r, std::size_t i, int s) {
+        const auto h = mpi_test::hash(12, static_cast<std::uint64_t>(r), i) % 3;
+        return (r + s + static_cast<int>(h) - 1) % s;
+    };
+    const std::vector<int> neighbours{(rank + size - 1) % size, (rank + 1) % size};
+    world w(10, size, random_count);
+    auto c = mine<lp::soa>(w, rank);
+    const int before = alltoall_calls;
+    layout::mpi::migration_plan plan(MPI_COMM_WORLD, w.destinations(rank, ring), neighbours);
+    plan.migrate(c);
+    EXPECT_EQ(alltoall_calls, before);
+    w.migrate(ring);
+    mpi_test::expect_elements(c, w.held[static_cast<std::size_t>(rank)], "ring");
+    // Without neighbours, the counts go through one MPI_Alltoall per update.
+    layout::mpi::migration_plan everyone(MPI_COMM_WORLD, std::vector<int>(c.size(), rank));
+    EXPECT_EQ(alltoall_calls, before + 1);
+}
+
+// ---- errors: every rank throws, no element moves, nothing hangs -----------------------------------
+
+/// Runs f on every rank; expects layout::mpi::error everywhere, naming failing_rank, with this
+/// rank's message containing `mine` where this rank is the failing one.
+template <class F>
+void expect_refused(F f, int failing_rank, const std::string& mine, const char* what) {
+    const int rank = mpi_test::world_rank();
+    try {
+        f();
+        ADD_FAILURE() << what << ": no exception";
+    } catch (const layout::mpi::error& e) {
+        EXPECT_EQ(e.failing_rank(), failing_rank) << what << ": " << e.what();
+        if (rank == failing_rank || failing_rank == -1) {
+            EXPECT_NE(std::string(e.what()).find(mine), std::string::npos) << what << ": "
+                                                                           << e.what();
+        }
+    }
+}
+
+TEST(migrate_errors, a_destination_out_of_range_is_refused_everywhere_and_the_plan_still_works) {
+    const int rank = mpi_test::world_rank(), size = mpi_test::world_size();
+    world w(13, size, random_count);
+    auto c = mine<lp::soa>(w, rank);
+    const auto d = w.destinations(rank, random_destinations);
+    layout::mpi::migration_plan plan(MPI_COMM_WORLD, d);
+    auto bad = d;
+    bad.push_back(0);
+    if (rank == size - 1) bad.back() = size; // one past the last rank
+    expect_refused([&] { plan.update(bad); }, size - 1, "out of range", "update");
+    auto minus_two = d;
+    minus_two.push_back(rank == 0 ? -2 : 0);
+    expect_refused([&] { layout::mpi::migration_plan p(MPI_COMM_WORLD, minus_two); }, 0,
+                   "out of range", "construct");
+    // The plan is as it was: the old destinations still migrate correctly.
+    plan.migrate(c);
+    w.migrate(random_destinations);
+    mpi_test::expect_elements(c, w.held[static_cast<std::size_t>(rank)], "after refusal");
+}
+
+TEST(migrate_errors, a_container_resized_since_the_plan_is_refused_and_nothing_moves) {
+    const int rank = mpi_test::world_rank(), size = mpi_test::world_size();
+    world w(14, size, random_count);
+    auto c = mine<lp::aosoa<8>>(w, rank);
+    layout::mpi::migration_plan plan(MPI_COMM_WORLD, w.destinations(rank, random_destinations));
+    if (rank == 0) c.push_back(Particle{});
+    expect_refused([&] { plan.migrate(c); }, 0, "resized", "resized container");
+    if (rank == 0) c.pop_back();
+    mpi_test::expect_elements(c, w.held[static_cast<std::size_t>(rank)], "nothing moved");
+}
+
+TEST(migrate_errors, mismatched_plans_and_fields_are_refused_everywhere) {
+    const int rank = mpi_test::world_rank(), size = mpi_test::world_size();
+    if (size < 2) GTEST_SKIP() << "needs 2 ranks to disagree";
+    world w(15, size, random_count);
+    auto c = mine<lp::aos>(w, rank);
+    const auto d = w.destinations(rank, stay);
+    layout::mpi::migration_plan a(MPI_COMM_WORLD, d);
+    layout::mpi::migration_plan b(MPI_COMM_WORLD, d);
+    expect_refused([&] { (rank == 0 ? a : b).migrate(c); }, -1, "mismatched plans", "plans");
+    expect_refused(
+        [&] {
+            if (rank == 0) {
+                a.migrate<layout::mpi::fields<&Particle::pos>>(c);
+            } else {
+                a.migrate(c);
+            }
+        },
+        -1, "mismatched fields", "fields");
+    mpi_test::expect_elements(c, w.held[static_cast<std::size_t>(rank)], "nothing moved");
+}
+
+TEST(migrate_errors, asymmetric_neighbour_lists_are_refused_at_construction) {
+    const int rank = mpi_test::world_rank(), size = mpi_test::world_size();
+    if (size < 2) GTEST_SKIP() << "needs 2 ranks";
+    // Rank 0 names rank 1; rank 1 names nobody.
+    const std::vector<int> neighbours = rank == 0 ? std::vector<int>{1} : std::vector<int>{};
+    const std::vector<int> d;
+    expect_refused([&] { layout::mpi::migration_plan p(MPI_COMM_WORLD, d, neighbours); }, -1,
+                   "not symmetric", "asymmetric");
+    // A destination that is not a neighbour.
+    const std::vector<int> none;
+    const std::vector<int> to_last(rank == 0 && size > 2 ? 1 : 0, size - 1);
+    if (size > 2)
+        expect_refused([&] { layout::mpi::migration_plan p(MPI_COMM_WORLD, to_last, none); }, 0,
+                       "not one of this rank's neighbours", "not a neighbour");
+}
+
+TEST(migrate_errors, finish_without_start_throws_locally) {
+    std::vector<int> none;
+    layout::mpi::migration_plan plan(MPI_COMM_WORLD, none);
+    particles<lp::soa> c;
+    EXPECT_THROW(plan.finish(c), layout::mpi::error);
+    plan.migrate(c); // and the plan goes on
+    EXPECT_EQ(c.size(), 0u);
+}
+
+} // namespace
