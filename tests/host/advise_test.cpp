@@ -1,0 +1,445 @@
+// layout::advise: the trace (reads and writes per leaf, index patterns) against counts written out
+// by hand for known functors, the sector arithmetic against the canonical cases, the ranking, and
+// the predicted time ratios against the H100 measurements the model was built from.
+#include <layout/advise.hpp>
+
+#include <gtest/gtest.h>
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <cstdio>
+#include <numeric>
+#include <random>
+#include <span>
+#include <string>
+#include <vector>
+
+namespace {
+
+struct Particle {
+    float x, y, z, vx, vy, vz, mass, charge; // 32 bytes, leaves 0..7
+};
+struct Vec3 {
+    float x, y, z;
+};
+/// 64 bytes: pos 0-2, vel 3-5, force 6-8, mass 9, charge 10, energy 11, id 12, type 13, cell 14,
+/// flags 15.
+struct Wide {
+    Vec3 pos, vel, force;
+    float mass, charge, energy;
+    std::int32_t id, type, cell, flags;
+};
+static_assert(sizeof(Wide) == 64);
+/// Nested struct and std::array members: pos 0-2, vel 3-5, id 6, pair 7-12, w 13.
+struct Body {
+    Vec3 pos;
+    std::array<float, 3> vel;
+    int id;
+    std::array<Vec3, 2> pair;
+    double w;
+};
+
+struct drift {
+    float dt;
+    template <class View>
+    void operator()(const View& p, std::size_t i) const {
+        auto&& [x, y, z, vx, vy, vz, m, q] = p[i];
+        x += vx * dt;
+        y += vy * dt;
+        z += vz * dt;
+    }
+};
+
+struct scale_mass {
+    float c;
+    template <class View>
+    void operator()(const View& p, std::size_t i) const {
+        using T = typename View::value_type;
+        layout::get<&T::mass>(p[i]) *= c;
+    }
+};
+
+struct wide_drift {
+    float dt;
+    template <class View>
+    void operator()(const View& p, std::size_t i) const {
+        auto&& [px, py, pz] = layout::get<&Wide::pos>(p[i]);
+        auto&& [vx, vy, vz] = layout::get<&Wide::vel>(p[i]);
+        px += vx * dt;
+        py += vy * dt;
+        pz += vz * dt;
+    }
+};
+
+/// The particles example's integrate, trimmed: fields passed on as float& and int&, a field
+/// written but never read (energy), one only compared (cell), one never touched (id).
+struct most_fields {
+    float dt = 1e-3f, k = 0.25f;
+    static void kick(float& v, float f, float kick) { v += f * kick; }
+    template <class View>
+    void operator()(const View& p, std::size_t i) const {
+        auto&& [pos, vel, force, mass, charge, energy, id, type, cell, flags] = p[i];
+        auto&& [px, py, pz] = pos;
+        auto&& [vx, vy, vz] = vel;
+        auto&& [fx, fy, fz] = force;
+        const std::int32_t c = static_cast<std::int32_t>(px) & 1023;
+        flags = c != cell ? (flags | 1) : (flags & ~1);
+        cell = c;
+        const float kk = dt / mass;
+        kick(vx, fx, kk);
+        kick(vy, fy, kk);
+        kick(vz, fz, kk);
+        px += vx * dt;
+        py += vy * dt;
+        pz += vz * dt;
+        const float s = (type & 1) ? 2 * k : k;
+        fx = charge - s * px;
+        fy = charge - s * py;
+        fz = charge - s * pz;
+        energy = 0.5f * mass * (vx * vx + vy * vy + vz * vz);
+    }
+};
+
+/// Reads x, y, z of four elements found through an index array; writes its own vx, vy, vz.
+struct gather_neighbours {
+    const std::uint32_t* idx;
+    template <class View>
+    void operator()(const View& p, std::size_t i) const {
+        auto&& [x, y, z, vx, vy, vz, m, q] = p[i];
+        for (std::size_t k = 0; k < 4; ++k) {
+            const Particle n = p[idx[4 * i + k]];
+            vx += n.x - x;
+            vy += n.y - y;
+            vz += n.z - z;
+        }
+    }
+};
+
+/// Reads the next element's x (a stencil).
+struct next_x {
+    template <class View>
+    void operator()(const View& p, std::size_t i) const {
+        layout::get<&Particle::charge>(p[i]) = layout::get<&Particle::x>(p[i + 1]) - p[i].load().x;
+    }
+};
+
+/// Nested struct, scalar std::array element, std::array of structs.
+struct nested_access {
+    template <class View>
+    void operator()(const View& v, std::size_t i) const {
+        auto&& [pos, vel, id, pair, w] = v[i];
+        auto&& [px, py, pz] = pos;
+        px += vel[0];
+        auto&& [qx, qy, qz] = layout::get<1>(pair);
+        qy = static_cast<float>(w);
+    }
+};
+
+/// Whole-element load (only x and y used) and whole-element store (every leaf).
+struct whole_element {
+    template <class View>
+    void operator()(const View& v, std::size_t i) const {
+        const Particle p = v[i];
+        v[i] = Particle{p.x + p.y, 1, 2, 3, 4, 5, 6, 7};
+    }
+};
+
+/// A sum into a captured pointer: its only effect is outside the view.
+struct sum_x {
+    double* total;
+    template <class View>
+    void operator()(const View& v, std::size_t i) const {
+        *total += layout::get<0>(v[i]);
+    }
+};
+
+std::vector<std::uint32_t> random_indices(std::size_t count, std::size_t below) {
+    std::mt19937_64 rng(7);
+    std::vector<std::uint32_t> v(count);
+    for (auto& x : v) x = static_cast<std::uint32_t>(rng() % below);
+    return v;
+}
+
+constexpr layout::advisor::pattern self = layout::advisor::pattern::self;
+constexpr layout::advisor::pattern neighbour = layout::advisor::pattern::neighbour;
+constexpr layout::advisor::pattern indexed = layout::advisor::pattern::indexed;
+
+// ---- the trace --------------------------------------------------------------------------------
+
+TEST(advise_trace, drift_reads_six_leaves_and_writes_three) {
+    const auto t = layout::advisor::trace<Particle>(drift{0.5f});
+    const std::array<double, 8> reads{1, 1, 1, 1, 1, 1, 0, 0}, writes{1, 1, 1, 0, 0, 0, 0, 0};
+    for (std::size_t l = 0; l < 8; ++l) {
+        EXPECT_EQ(t.reads(l), reads[l]) << "leaf " << l;
+        EXPECT_EQ(t.writes(l), writes[l]) << "leaf " << l;
+    }
+    EXPECT_EQ(t.leaves_read(), 6u);
+    EXPECT_EQ(t.leaves_written(), 3u);
+    EXPECT_FALSE(t.has(neighbour));
+    EXPECT_FALSE(t.has(indexed));
+    EXPECT_FALSE(t.writes_outside);
+}
+
+TEST(advise_trace, tiny_time_step_still_reads_velocity) {
+    // x + vx * 1e-12 rounds to x for moderate x; the baseline with zero floats still shows vx.
+    const auto t = layout::advisor::trace<Particle>(drift{1e-12f});
+    EXPECT_EQ(t.reads(3), 1.0);
+    EXPECT_EQ(t.leaves_read(), 6u);
+}
+
+/// v += (q / m) * e: a division by a field, and a component the parameters make a no-op.
+struct kick {
+    float ex, ey;
+    template <class View>
+    void operator()(const View& p, std::size_t i) const {
+        auto&& [x, y, z, vx, vy, vz, m, q] = p[i];
+        vx += q / m * ex;
+        vy += q / m * ey;
+    }
+};
+
+TEST(advise_trace, division_by_a_field_and_a_no_op_update) {
+    // No baseline starts a field at zero, so q / m stays finite and vy + (q / m) * 0 stays vy:
+    // the no-op is seen as no access (documented), rather than as a write of a NaN.
+    const auto t = layout::advisor::trace<Particle>(kick{0.5f, 0.0f});
+    for (std::size_t l = 0; l < 8; ++l) {
+        EXPECT_EQ(t.reads(l), l == 3 || l == 6 || l == 7 ? 1.0 : 0.0) << "leaf " << l;
+        EXPECT_EQ(t.writes(l), l == 3 ? 1.0 : 0.0) << "leaf " << l;
+    }
+    const auto both = layout::advisor::trace<Particle>(kick{0.5f, 0.25f});
+    EXPECT_EQ(both.reads(4), 1.0);
+    EXPECT_EQ(both.writes(4), 1.0);
+}
+
+/// Looks a per-species constant up by an integer field, as MD kernels do (params[type - 1]);
+/// std::array::at throws where a traced value takes the index out of range.
+struct species_kick {
+    std::array<float, 2> charge_over_mass;
+    template <class View>
+    void operator()(const View& p, std::size_t i) const {
+        auto&& [pos, vel, force, mass, charge, energy, id, type, cell, flags] = p[i];
+        vel.load(); // a whole-struct load, unused: no access
+        layout::get<0>(vel) +=
+            charge_over_mass.at(static_cast<std::size_t>(type - 1)) * force.load().x;
+    }
+};
+
+TEST(advise_trace, sample_elements_keep_integer_fields_in_range) {
+    std::vector<Wide> sample(16);
+    for (std::size_t k = 0; k < sample.size(); ++k) {
+        sample[k] = Wide{};
+        sample[k].pos = {float(k), 1, 2};
+        sample[k].vel = {0.5f * float(k) + 1, 0, 0};
+        sample[k].force = {1.5f + float(k), 0, 0};
+        sample[k].type = 1 + static_cast<std::int32_t>(k % 2); // species 1 and 2
+    }
+    const species_kick f{{0.5f, -2.0f}};
+    const auto t = layout::advisor::trace<Wide>(f, std::span<const Wide>(sample));
+    for (std::size_t l = 0; l < 16; ++l) {
+        EXPECT_EQ(t.reads(l), l == 3 || l == 6 || l == 13 ? 1.0 : 0.0) << "leaf " << l;
+        EXPECT_EQ(t.writes(l), l == 3 ? 1.0 : 0.0) << "leaf " << l;
+    }
+    const auto a = layout::advise<Wide>(f, std::span<const Wide>(sample));
+    EXPECT_EQ(a.best().layout, "soa");
+    EXPECT_EQ(a.costs.back().layout, "aos");
+}
+
+TEST(advise_trace, member_pointer_access_on_both_structs) {
+    const auto p = layout::advisor::trace<Particle>(scale_mass{0.5f});
+    EXPECT_EQ(p.reads(6), 1.0);
+    EXPECT_EQ(p.writes(6), 1.0);
+    EXPECT_EQ(p.leaves_read(), 1u);
+    EXPECT_EQ(p.leaves_written(), 1u);
+    const auto w = layout::advisor::trace<Wide>(scale_mass{0.5f});
+    EXPECT_EQ(w.reads(9), 1.0);
+    EXPECT_EQ(w.writes(9), 1.0);
+    EXPECT_EQ(w.leaves_read(), 1u);
+}
+
+TEST(advise_trace, fields_passed_on_by_reference_as_the_compiler_sees_them) {
+    // 14 loads and 12 stores: what nvcc emits for the particles example's integrate (sass.txt).
+    const auto t = layout::advisor::trace<Wide>(most_fields{});
+    const std::array<int, 16> reads{1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0, 0, 1, 1, 1};
+    const std::array<int, 16> writes{1, 1, 1, 1, 1, 1, 1, 1, 1, 0, 0, 1, 0, 0, 1, 1};
+    for (std::size_t l = 0; l < 16; ++l) {
+        EXPECT_EQ(t.reads(l), reads[l]) << "leaf " << l;
+        EXPECT_EQ(t.writes(l), writes[l]) << "leaf " << l;
+    }
+    EXPECT_EQ(t.leaves_read(), 14u);
+    EXPECT_EQ(t.leaves_written(), 12u);
+}
+
+TEST(advise_trace, nested_structs_and_arrays) {
+    const auto t = layout::advisor::trace<Body>(nested_access{});
+    for (std::size_t l = 0; l < 14; ++l) {
+        EXPECT_EQ(t.reads(l), l == 0 || l == 3 || l == 13 ? 1.0 : 0.0) << "leaf " << l;
+        EXPECT_EQ(t.writes(l), l == 0 || l == 11 ? 1.0 : 0.0) << "leaf " << l;
+    }
+}
+
+TEST(advise_trace, whole_element_load_and_store) {
+    const auto t = layout::advisor::trace<Particle>(whole_element{});
+    for (std::size_t l = 0; l < 8; ++l) {
+        EXPECT_EQ(t.reads(l), l < 2 ? 1.0 : 0.0) << "leaf " << l;
+        EXPECT_EQ(t.writes(l), 1.0) << "leaf " << l;
+    }
+}
+
+TEST(advise_trace, gather_through_an_index_array_is_indexed) {
+    const std::size_t n = 4096;
+    const auto idx = random_indices(4 * n, n);
+    layout::advisor::trace_options opt;
+    opt.size = n;
+    const auto t = layout::advisor::trace<Particle>(gather_neighbours{idx.data()}, opt);
+    EXPECT_TRUE(t.has(indexed));
+    EXPECT_FALSE(t.has(neighbour));
+    for (std::size_t l = 0; l < 8; ++l) {
+        // four gathered elements per call (an index may repeat i itself: allow for it)
+        EXPECT_NEAR(t.reads(l, indexed), l < 3 ? 4.0 : 0.0, 0.2) << "leaf " << l;
+        EXPECT_EQ(t.writes(l, indexed), 0.0) << "leaf " << l;
+        EXPECT_EQ(t.reads(l, self), l < 6 ? 1.0 : 0.0) << "leaf " << l;
+        EXPECT_EQ(t.writes(l, self), l >= 3 && l < 6 ? 1.0 : 0.0) << "leaf " << l;
+    }
+}
+
+TEST(advise_trace, fixed_offset_is_a_neighbour) {
+    const auto t = layout::advisor::trace<Particle>(next_x{});
+    ASSERT_TRUE(t.has(neighbour));
+    EXPECT_FALSE(t.has(indexed));
+    for (const auto& a : t.accesses)
+        if (a.pattern == neighbour) {
+            EXPECT_EQ(a.offset, 1);
+            EXPECT_EQ(a.leaf, 0u);
+            EXPECT_EQ(a.reads, 1.0);
+        }
+    EXPECT_EQ(t.reads(0, self), 1.0);
+    EXPECT_EQ(t.writes(7, self), 1.0);
+}
+
+TEST(advise_trace, writes_outside_the_view_count_what_was_reached) {
+    double total = 0;
+    const auto t = layout::advisor::trace<Particle>(sum_x{&total});
+    EXPECT_TRUE(t.writes_outside);
+    EXPECT_EQ(t.reads(0), 1.0);
+    EXPECT_EQ(t.leaves_read(), 1u);
+}
+
+// ---- the costs ----------------------------------------------------------------------------------
+
+TEST(advise_cost, one_four_byte_field_of_a_32_byte_struct_moves_8x_under_aos) {
+    const auto a = layout::advise<Particle>(scale_mass{0.5f});
+    EXPECT_DOUBLE_EQ(a["aos"].sector_bytes, 64.0); // one sector in, one out
+    EXPECT_DOUBLE_EQ(a["soa"].sector_bytes, 8.0);
+    EXPECT_DOUBLE_EQ(a["aosoa32"].sector_bytes, 8.0);
+    EXPECT_DOUBLE_EQ(a["aos"].sector_bytes / a["soa"].sector_bytes, 8.0);
+    // what ncu counts: a warp's 4-byte loads 32 bytes apart touch 32 sectors, coalesced 4
+    EXPECT_DOUBLE_EQ(a["aos"].l1_sectors_ld, 1.0);
+    EXPECT_DOUBLE_EQ(a["aos"].l1_sectors_st, 1.0);
+    EXPECT_DOUBLE_EQ(a["soa"].l1_sectors_ld, 0.125);
+    EXPECT_DOUBLE_EQ(a["soa"].l1_sectors_st, 0.125);
+    EXPECT_DOUBLE_EQ(a["aos"].instructions, 2.0);
+    EXPECT_DOUBLE_EQ(a["soa"].instructions, 2.0);
+    EXPECT_DOUBLE_EQ(a["aos"].cpu_line_bytes, 64.0); // two elements per line, both used
+}
+
+TEST(advise_cost, a_64_byte_struct_reads_its_unused_half_too_from_dram) {
+    const auto a = layout::advise<Wide>(scale_mass{0.5f});
+    EXPECT_DOUBLE_EQ(a["aos"].sector_bytes, 64.0); // sectors: still one in, one out
+    // DRAM reads 64-byte atoms (the whole element), writes 32-byte sectors: 96 as ncu counts them,
+    // in the time of 128 (the written sector's atom is only half written)
+    EXPECT_DOUBLE_EQ(a["aos"].dram_bytes, 96.0);
+    EXPECT_NEAR(a["aos"].dram_time_bytes, 128.0, 0.1);
+    const auto p = layout::advise<Particle>(scale_mass{0.5f});
+    EXPECT_DOUBLE_EQ(p["aos"].dram_bytes, 64.0); // every sector touched: nothing more to read
+    EXPECT_DOUBLE_EQ(a["aos"].cpu_line_bytes, 128.0);
+    EXPECT_DOUBLE_EQ(a["soa"].sector_bytes, 8.0);
+}
+
+TEST(advise_cost, gathered_leaves_share_a_sector_under_aos_only) {
+    const std::size_t n = 4096;
+    const auto idx = random_indices(4 * n, n);
+    layout::advise_options opt;
+    opt.trace.size = n;
+    const auto a = layout::advise<Particle>(gather_neighbours{idx.data()}, opt);
+    // x, y, z of a gathered Particle: 1 sector under AoS, 3 under SoA; four gathers per element
+    const auto gathered = [&](const char* name) {
+        const auto& c = a[name];
+        layout::advisor::access_trace<Particle> self_only;
+        for (const auto& x : a.trace.accesses)
+            if (x.pattern == self) self_only.accesses.push_back(x);
+        const auto g = name == std::string("aos")
+                           ? layout::advisor::geometry_of<Particle, layout::policy::aos>()
+                           : layout::advisor::geometry_of<Particle, layout::policy::soa>();
+        return c.sector_bytes -
+               layout::advisor::cost_of(self_only, g, opt.gpu, opt.cpu).sector_bytes;
+    };
+    EXPECT_NEAR(gathered("aos") / 32, 4.0, 0.25);
+    EXPECT_NEAR(gathered("soa") / 32, 12.0, 0.75);
+    // a random 4-byte load touches one sector per thread whatever the layout
+    EXPECT_GT(a["soa"].l1_sectors_ld, 12.0);
+}
+
+// ---- the ranking, and the H100 measurements -----------------------------------------------------
+
+TEST(advise_rank, soa_first_and_aos_last_for_the_particle_kernels) {
+    const auto d = layout::advise<Particle>(drift{0.5f});
+    EXPECT_EQ(d.best().layout, "soa");
+    EXPECT_EQ(d.costs.back().layout, "aos");
+    const auto o = layout::advise<Particle>(scale_mass{0.5f});
+    ASSERT_EQ(o.costs.size(), 3u);
+    EXPECT_EQ(o.costs[0].layout, "soa");
+    EXPECT_EQ(o.costs[1].layout, "aosoa32");
+    EXPECT_EQ(o.costs[2].layout, "aos");
+    const auto m = layout::advise<Wide>(most_fields{});
+    EXPECT_EQ(m.costs.back().layout, "aos");
+    // by bytes AoS is hardly penalised (128 B against 104); its 26 scalar accesses over 16 lines
+    // each are what make it slow
+    EXPECT_LT(m["aos"].dram_bytes / m["soa"].dram_bytes, 1.3);
+    EXPECT_TRUE(m["aos"].request_bound);
+    EXPECT_FALSE(m["soa"].request_bound);
+    EXPECT_GT(m.ratio("aos", "soa"), 3.0);
+}
+
+TEST(advise_rank, predicted_ratios_within_25_percent_of_the_h100) {
+    // bench/results/h100-2026-11-24/particles_round1.txt: library time / library SoA time
+    struct expectation {
+        double predicted, measured;
+        const char* what;
+    };
+    const auto d = layout::advise<Particle>(drift{1e-3f});
+    const auto o = layout::advise<Particle>(scale_mass{0.999f});
+    const auto w = layout::advise<Wide>(wide_drift{1e-3f});
+    const auto ow = layout::advise<Wide>(scale_mass{0.999f});
+    const auto m = layout::advise<Wide>(most_fields{});
+    const expectation cases[] = {
+        {d.ratio("aos", "soa"), 2.45, "drift aos"},
+        {d.ratio("aosoa32", "soa"), 0.99, "drift aosoa32"},
+        {o.ratio("aos", "soa"), 6.89, "one_field aos"},
+        {o.ratio("aosoa32", "soa"), 1.18, "one_field aosoa32"},
+        {w.ratio("aos", "soa"), 3.31, "wide_drift aos"},
+        {w.ratio("aosoa32", "soa"), 1.01, "wide_drift aosoa32"},
+        {ow.ratio("aos", "soa"), 12.72, "one_field wide aos"},
+        {ow.ratio("aosoa32", "soa"), 1.21, "one_field wide aosoa32"},
+        {m.ratio("aos", "soa"), 4.10, "most_fields aos"},
+        {m.ratio("aosoa32", "soa"), 1.01, "most_fields aosoa32"},
+    };
+    for (const auto& c : cases)
+        EXPECT_NEAR(c.predicted / c.measured, 1.0, 0.25)
+            << c.what << ": predicted " << c.predicted << ", measured " << c.measured;
+}
+
+TEST(advise_print, names_the_winner_and_why) {
+    const auto a = layout::advise<Wide>(most_fields{});
+    char buf[8192] = {};
+    std::FILE* f = fmemopen(buf, sizeof buf - 1, "w");
+    ASSERT_NE(f, nullptr);
+    a.print(f, "most_fields");
+    std::fclose(f);
+    const std::string out = buf;
+    EXPECT_NE(out.find("recommended: soa"), std::string::npos) << out;
+    EXPECT_NE(out.find("bound by memory requests"), std::string::npos) << out;
+    EXPECT_NE(out.find("reads 14 leaves, writes 12"), std::string::npos) << out;
+}
+
+} // namespace
