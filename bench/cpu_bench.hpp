@@ -1,7 +1,8 @@
 /// \file cpu_bench.hpp
 /// Google Benchmark on the host for the particle kernels: each kernel under the library's three
 /// layouts (layout::for_each_index) and as the hand-written loop for each layout
-/// (examples/particles/cpu_driver.hpp), on the same data, one thread. SetBytesProcessed counts
+/// (examples/particles/cpu_driver.hpp), on the same data, one thread (exec::serial; bench/cpu's
+/// cpu_ratios compares all threads too). SetBytesProcessed counts
 /// useful bytes (each field the kernel touches read once / written once per element).
 ///
 /// Options besides Google Benchmark's: --n=N elements (default 8388608).
@@ -34,7 +35,7 @@ void add_variants(const std::string& kernel, std::size_t n, T (*make)(std::uint6
                     if (raw)
                         particles::cpu_raw_runner{}(functor(++k), v);
                     else
-                        layout::for_each_index(v, functor(++k));
+                        layout::for_each_index(layout::exec::serial, v, functor(++k));
                     benchmark::ClobberMemory();
                 }
                 state.SetBytesProcessed(static_cast<std::int64_t>(state.iterations()) *

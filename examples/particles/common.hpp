@@ -42,6 +42,7 @@ struct options {
     int warmup = -1;   ///< untimed runs first; -1: the driver's default (3 GPU, 1 CPU)
     std::vector<std::string> kernels{"drift", "wide_drift", "one_field", "most_fields"};
     bool cpu = false; ///< GPU binary: run the CPU path anyway
+    std::string threads = "both"; ///< CPU path: "1", "all" (OpenMP threads) or "both"
     std::uint64_t seed = default_seed;
 
     bool wants(const std::string& k) const {
@@ -52,11 +53,12 @@ struct options {
 inline void usage(const char* argv0) {
     std::printf("usage: %s [--n N] [--reps R] [--warmup W] [--kernels "
                 "drift,wide_drift,one_field,most_fields]"
-                " [--seed S] [--cpu]\n"
+                " [--seed S] [--cpu] [--threads 1|all|both]\n"
                 "  --n       particles (default 33554432 on the GPU, 8388608 on the CPU)\n"
                 "  --reps    timed repetitions, the median is reported (default 30 on the GPU, 10 "
                 "on the CPU)\n"
-                "  --cpu     run the CPU path even where a GPU exists\n",
+                "  --cpu     run the CPU path even where a GPU exists\n"
+                "  --threads CPU path: one thread, all OpenMP threads, or both tables (default)\n",
                 argv0);
 }
 
@@ -81,6 +83,13 @@ inline options parse_options(int argc, char** argv) {
             o.seed = std::stoull(value(i));
         else if (a == "--cpu")
             o.cpu = true;
+        else if (a == "--threads") {
+            o.threads = value(i);
+            if (o.threads != "1" && o.threads != "all" && o.threads != "both") {
+                std::fprintf(stderr, "particles: --threads is 1, all or both\n");
+                std::exit(2);
+            }
+        }
         else if (a == "--kernels") {
             o.kernels.clear();
             std::string list = value(i);

@@ -140,4 +140,38 @@ struct storage<E, policy::aosoa<Lanes>> {
     }
 };
 
+// ---- One AoSoA block, held: what layout::for_each_index hands a functor under aosoa<N> -------
+
+/// The layout tag of a view whose storage holds one AoSoA block and the index of its first
+/// element. Elements are indexed as in the whole aosoa<Lanes> view (i, not i % Lanes), so a
+/// functor's v[i] keeps its meaning; for an i of the held block the lane is i - first, affine in
+/// i, so a loop over the block's lanes vectorizes like a hand-written block/lane loop (i % Lanes
+/// and i / Lanes are not affine in i: a loop over v[i] of a whole aosoa view stays scalar).
+template <std::size_t Lanes>
+struct aosoa_block {
+    static constexpr std::size_t lanes = Lanes;
+};
+
+template <class E, std::size_t Lanes>
+struct storage<E, aosoa_block<Lanes>> {
+    using cursor = aosoa_cursor<E, Lanes>;
+    using byte = copy_const_t<E, std::byte>;
+    byte* block;       ///< the block holding elements [first, first + Lanes)
+    std::size_t first; ///< a multiple of Lanes
+
+    LAYOUT_HOST_DEVICE LAYOUT_FORCEINLINE cursor at(std::size_t i) const noexcept {
+        const std::size_t lane = i - first; // wraps for i < first: then not < Lanes
+        if (lane < Lanes) return {block, lane}; // in for_each_index's lane loop the test folds away
+        // Another block (a functor reaching past element i): the whole view's arithmetic.
+        byte* data = block - first / Lanes * cursor::map::block_bytes;
+        return {data + i / Lanes * cursor::map::block_bytes, i % Lanes};
+    }
+    template <class Mutable = E>
+        requires(!std::is_const_v<Mutable>)
+    LAYOUT_HOST_DEVICE operator storage<const Mutable, aosoa_block<Lanes>>() const noexcept
+    {
+        return {block, first};
+    }
+};
+
 } // namespace layout::detail
