@@ -1,0 +1,62 @@
+#!/usr/bin/env bash
+# The MD mini-app against LAMMPS's thermo (tests/md/CMakeLists.txt registers the cases).
+#
+#   validate.sh lammps    MD COMPARE DATA_DIR WORK_DIR [md options...]
+#       LAMMPS (lmp) writes a start (DATA_DIR/in.start) and runs it (DATA_DIR/in.reference) in
+#       WORK_DIR; md runs the same start; md_compare_thermo compares every thermo value.
+#       Exits 77 (skipped) if lmp is not installed (Debian: apt-get install lammps, which
+#       scripts/install-deps.sh does).
+#   validate.sh committed MD COMPARE DATA_DIR WORK_DIR [md options...]
+#       The same against the committed start.data and reference.log (no LAMMPS needed: the GPU
+#       machine has none). Exits 77 if md says there is no CUDA device (--device gpu).
+#
+# Tolerances: MD_TOL0 (step 0, default 1e-6) and MD_TOL (later steps, default 1e-4).
+# MD_LMP_VARS: extra arguments for LAMMPS's in.reference (e.g. "-var cut 4.0"); MD_REFERENCE:
+# the committed reference to compare with (default reference.log).
+set -euo pipefail
+
+mode=$1 md=$2 compare=$3 data=$4 work=$5
+shift 5
+tol0=${MD_TOL0:-1e-6}
+tol=${MD_TOL:-1e-4}
+
+rm -rf "$work"
+mkdir -p "$work"
+cd "$work"
+
+case "$mode" in
+lammps)
+    if ! command -v lmp >/dev/null 2>&1; then
+        echo "lmp not found: LAMMPS validation skipped (install Debian's lammps package:" \
+             "scripts/install-deps.sh does)"
+        exit 77
+    fi
+    cp "$data/in.start" "$data/in.reference" .
+    lmp -in in.start -log none -screen none
+    # shellcheck disable=SC2086 # MD_LMP_VARS is a list of arguments
+    lmp -in in.reference -log reference.log -screen none ${MD_LMP_VARS:-}
+    ;;
+committed)
+    cp "$data/start.data" .
+    cp "$data/${MD_REFERENCE:-reference.log}" reference.log
+    ;;
+*)
+    echo "validate.sh: mode is lammps or committed, not '$mode'" >&2
+    exit 2
+    ;;
+esac
+
+set +e
+"$md" --data start.data --digits 15 "$@" >md.out 2>&1
+rc=$?
+set -e
+cat md.out
+if [[ $rc -ne 0 ]]; then
+    if grep -q "no CUDA device" md.out; then
+        echo "no CUDA device: GPU validation skipped"
+        exit 77
+    fi
+    echo "md exited with $rc"
+    exit 1
+fi
+"$compare" reference.log md.out --tol0 "$tol0" --tol "$tol"
