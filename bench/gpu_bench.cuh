@@ -55,7 +55,7 @@ void add_variants(const std::string& kernel, std::size_t n, T (*make)(std::uint6
             if (raw)
                 particles::gpu_raw_runner{}(functor(k), v);
             else
-                layout::cuda::for_each_index(v, functor(k));
+                layout::cuda::for_each_index<1>(v, functor(k)); // the raw kernel's shape
         });
     });
 }

@@ -1,7 +1,8 @@
 // layout::cuda::for_each_index<PerThread> against the host's layout::for_each_index with the
-// same functor, for every layout, three element types, PerThread 1, 2, 4 and 8, and sizes that
-// PerThread does not divide; and SoA views whose columns are not aligned to PerThread elements
-// (the launch gives each thread elements a block apart instead). Skips where there is no GPU.
+// same functor, for every layout, three element types, PerThread 1, 2, 4, 8 and the layout's
+// default, and sizes that PerThread does not divide; and SoA views whose columns are not aligned
+// to PerThread elements (the launch gives each thread elements a block apart instead). Skips
+// where there is no GPU.
 
 #include "../host/test_types.hpp"
 #include "gpu_test.hpp"
@@ -76,6 +77,7 @@ TYPED_TEST(cuda_for_each, every_element_once_for_every_per_thread_count) {
         check_per_thread<2, T, P>(values);
         check_per_thread<4, T, P>(values);
         check_per_thread<8, T, P>(values);
+        check_per_thread<layout::cuda::per_thread_auto, T, P>(values); // the layout's default
     }
 }
 

@@ -1,23 +1,26 @@
 /// \file cuda/for_each.hpp
 /// Runs an element-wise kernel over a view on the GPU: f(v, i) for every i.
 ///
-///     layout::cuda::for_each_index(dev.view(), drift{0.01f});      // same functor as the host
+///     layout::cuda::for_each_index(dev.view(), drift{0.01f});      // elements per thread chosen
+///     layout::cuda::for_each_index<1>(dev.view(), drift{0.01f});   // one per thread, like a raw kernel
 ///     layout::cuda::for_each_index<4>(dev.view(), drift{0.01f});   // 4 elements per thread
 ///
-/// With one element per thread (the default) the kernel is shaped like a hand-written one
-/// (i = blockIdx.x * blockDim.x + threadIdx.x; if (i < n)) and receives the view's pointers as
-/// separate __restrict__ parameters, one per SoA column, so the compiler knows what a
-/// hand-written kernel's signature tells it: a store to one column never changes another. (A
-/// view passed whole is a struct, and nvcc ignores __restrict__ on struct members: a kernel that
-/// writes some columns and then reads others would reload them.)
+/// The kernel receives the view's pointers as separate __restrict__ parameters, one per SoA
+/// column, so the compiler knows what a hand-written kernel's signature tells it: a store to one
+/// column never changes another. (A view passed whole is a struct, and nvcc ignores __restrict__
+/// on struct members: a kernel that writes some columns and then reads others would reload them.)
+/// With one element per thread the kernel is shaped like a hand-written one
+/// (i = blockIdx.x * blockDim.x + threadIdx.x; if (i < n)).
 ///
 /// With PerThread = 2, 4 or 8, each thread runs f on PerThread elements. Under SoA, where every
 /// column is aligned to PerThread elements (always, for layout's own containers), they are
 /// consecutive, the kernel tells the compiler the alignment, and it turns the PerThread accesses
-/// to a column into one vector access (LDG.64 / LDG.128): on an H100 a SoA drift went from 95%
-/// to 99% of a float4 copy with 2 or 4 per thread (8 was slower: 76%). Under AoS and AoSoA, and
-/// for SoA views whose columns are not so aligned, the elements of a thread are blockDim.x
-/// apart instead, so that the accesses stay coalesced; there is nothing to vectorize.
+/// to a column into one vector access (LDG.64 / LDG.128). Under AoS and AoSoA, and for SoA views
+/// whose columns are not so aligned, the elements of a thread are blockDim.x apart instead, so
+/// that the accesses stay coalesced and more of them are in flight per thread.
+///
+/// By default (per_thread_auto) the count comes from the layout: default_per_thread<T, Layout>.
+/// The measurements behind it are in bench/results (per_thread_gpu).
 #pragma once
 
 #if !defined(__CUDACC__)
@@ -38,6 +41,27 @@
 #include <utility>
 
 namespace layout::cuda {
+
+/// for_each_index<per_thread_auto>: let the layout choose the elements per thread.
+inline constexpr std::size_t per_thread_auto = 0;
+
+/// Elements per thread that for_each_index gives a kernel by default, per layout. SoA: enough
+/// consecutive elements for one 16-byte access to the widest column (4 for float columns, 2
+/// for double). AoS and AoSoA: one, the raw kernel's shape. Measured on an H100
+/// (bench/per_thread_gpu, bench/results/h100-2026-11-24): SoA one_field 1.19x faster with 4
+/// than with 1; AoS drift is 1.29x faster with 2, but one_field and most_fields 2% slower, so
+/// AoS keeps 1 (ask for for_each_index<2> where a kernel reads several fields); AoSoA gains
+/// nothing.
+template <class T, class Layout>
+inline constexpr std::size_t default_per_thread = 1;
+template <class T>
+inline constexpr std::size_t default_per_thread<T, policy::soa> = [] {
+    std::size_t widest = 1;
+    for (const auto& leaf : layout::detail::leaf_table<T>)
+        widest = leaf.size > widest ? leaf.size : widest;
+    return widest >= 8 ? std::size_t{2} : std::size_t{4};
+}();
+
 namespace detail {
 
 template <class T, class Layout>
@@ -128,31 +152,36 @@ bool aligned_to(std::size_t elements, Pointee*... pointers) {
 } // namespace detail
 
 /// Launches f(v, i) for every i on stream (asynchronous, like a kernel launch), PerThread
-/// consecutive elements per thread (1, 2, 4 or 8), `block` threads per block.
-template <std::size_t PerThread = 1, class T, class Layout, class F>
+/// elements per thread (1, 2, 4 or 8; per_thread_auto: default_per_thread), `block` threads per
+/// block.
+template <std::size_t PerThread = per_thread_auto, class T, class Layout, class F>
 void for_each_index(const view<T, Layout>& v, const F& f, cudaStream_t stream = 0,
                     unsigned block = 256) {
-    static_assert(PerThread == 1 || PerThread == 2 || PerThread == 4 || PerThread == 8,
-                  "layout: for_each_index<PerThread>: PerThread is 1, 2, 4 or 8");
+    static_assert(PerThread == per_thread_auto || PerThread == 1 || PerThread == 2 ||
+                      PerThread == 4 || PerThread == 8,
+                  "layout: for_each_index<PerThread>: PerThread is 1, 2, 4 or 8 (or per_thread_auto)");
+    constexpr std::size_t per_thread = PerThread == per_thread_auto
+                                           ? default_per_thread<std::remove_const_t<T>, Layout>
+                                           : PerThread;
     if (v.size() == 0) return;
-    const std::size_t threads = (v.size() + PerThread - 1) / PerThread;
+    const std::size_t threads = (v.size() + per_thread - 1) / per_thread;
     const std::size_t blocks = (threads + block - 1) / block;
     if (blocks > 0x7fffffffu)
         throw std::length_error("layout::cuda::for_each_index: too many elements for one grid");
     const dim3 grid(static_cast<unsigned>(blocks));
     detail::pointer_pack<T, Layout>::apply(v, [&]<class... Pointee>(Pointee*... pointers) {
-        if constexpr (PerThread == 1) {
+        if constexpr (per_thread == 1) {
             detail::for_each_index_kernel<T, Layout>
                 <<<grid, block, 0, stream>>>(f, v.size(), pointers...);
         } else {
             if constexpr (std::is_same_v<Layout, policy::soa>) {
-                if (detail::aligned_to(PerThread, pointers...)) {
-                    detail::for_each_index_block_kernel<T, Layout, PerThread, true>
+                if (detail::aligned_to(per_thread, pointers...)) {
+                    detail::for_each_index_block_kernel<T, Layout, per_thread, true>
                         <<<grid, block, 0, stream>>>(f, v.size(), pointers...);
                     return;
                 }
             }
-            detail::for_each_index_block_kernel<T, Layout, PerThread, false>
+            detail::for_each_index_block_kernel<T, Layout, per_thread, false>
                 <<<grid, block, 0, stream>>>(f, v.size(), pointers...);
         }
     });
