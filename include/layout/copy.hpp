@@ -11,10 +11,12 @@
 #pragma once
 
 #include "config.hpp"
+#include "execution.hpp"
 #include "memory.hpp"
 #include "policies.hpp"
 #include "view.hpp"
 
+#include <algorithm>
 #include <array>
 #include <cstddef>
 #include <cstdint>
@@ -117,6 +119,38 @@ void copy_same_layout_bytes(const view<T, Layout>& dst, const view<const T, Layo
                  [&](void* d, const void* s, std::size_t bytes) { copy_bytes(d, s, bytes); });
 }
 
+/// copy_same_layout_bytes in host memory for views that do not overlap; with threads, each
+/// thread copies one contiguous share of the runs laid end to end (4 KiB multiples).
+template <class T, class Layout, class Policy>
+void copy_same_layout_on_host(const view<T, Layout>& dst, const view<const T, Layout>& src,
+                              std::size_t n, const Policy& policy) {
+    if (!use_threads(policy, n)) {
+        copy_same_layout_bytes(dst, src, n, &host_memory::copy_bytes);
+        return;
+    }
+    struct run {
+        std::byte* d;
+        const std::byte* s;
+        std::size_t first, last; // bytes [first, last) of the runs end to end
+    };
+    std::array<run, leaf_count_v<T> + 1> runs{};
+    std::size_t count = 0, total = 0;
+    for_each_run(dst, src, n, [&](void* d, const void* s, std::size_t bytes) {
+        runs[count++] = {static_cast<std::byte*>(d), static_cast<const std::byte*>(s), total,
+                         total + bytes};
+        total += bytes;
+    });
+    run_shares(true, total, 4096, [&](std::size_t begin, std::size_t end) {
+        for (std::size_t r = 0; r < count; ++r) {
+            const std::size_t first = std::max(begin, runs[r].first);
+            const std::size_t last = std::min(end, runs[r].last);
+            if (first < last)
+                std::memcpy(runs[r].d + (first - runs[r].first),
+                            runs[r].s + (first - runs[r].first), last - first);
+        }
+    });
+}
+
 /// True if each run of dst overlaps no run of src but its own counterpart: then one memmove
 /// per run is exact, whatever order the runs go in. (Two SoA views whose columns are shifted
 /// against each other, or AoSoA views a block apart, fail this: a later source run would be
@@ -140,19 +174,35 @@ bool runs_move_independently(const view<T, Layout>& dst, const view<const T, Lay
     return true;
 }
 
+/// Elements per thread share are a multiple of this: 64 (a cache line of every 1 to 8-byte
+/// leaf column), rounded up to whole AoSoA blocks.
+template <class Layout>
+constexpr std::size_t host_grain() noexcept {
+    if constexpr (requires { Layout::lanes; })
+        return (64 + Layout::lanes - 1) / Layout::lanes * Layout::lanes;
+    else
+        return 64;
+}
+
 /// dst[i] = src[i] for i in [0, n), leaf-major: one pass per column keeps each SoA column's
-/// accesses sequential.
-template <class T, class DstLayout, class SrcLayout>
+/// accesses sequential. Under exec::parallel each thread converts a contiguous share of the
+/// elements, leaf-major too; every element is written by one thread, so the result is the
+/// serial one.
+template <class T, class DstLayout, class SrcLayout, class Policy = exec::parallel_policy>
 void convert_on_host(const view<T, DstLayout>& dst, const view<const T, SrcLayout>& src,
-                     std::size_t n) {
-    [&]<std::size_t... L>(std::index_sequence<L...>) {
-        (
-            [&] {
-                for (std::size_t i = 0; i < n; ++i)
-                    dst.storage().at(i).template leaf<L>() = src.storage().at(i).template leaf<L>();
-            }(),
-            ...);
-    }(std::make_index_sequence<leaf_count_v<T>>{});
+                     std::size_t n, const Policy& policy = {}) {
+    constexpr std::size_t grain = std::max(host_grain<DstLayout>(), host_grain<SrcLayout>());
+    run_shares(use_threads(policy, n), n, grain, [&](std::size_t begin, std::size_t end) {
+        [&]<std::size_t... L>(std::index_sequence<L...>) {
+            (
+                [&] {
+                    for (std::size_t i = begin; i < end; ++i)
+                        dst.storage().at(i).template leaf<L>() =
+                            src.storage().at(i).template leaf<L>();
+                }(),
+                ...);
+        }(std::make_index_sequence<leaf_count_v<T>>{});
+    });
 }
 
 /// A block of host memory that holds n elements of T in Layout, freed on scope exit.
@@ -188,22 +238,26 @@ inline void throw_size_mismatch(const char* what, std::size_t src, std::size_t d
 
 } // namespace detail
 
-/// Copies every element of src into dst (host memory, any two layouts of the same T).
+/// Copies every element of src into dst (host memory, any two layouts of the same T), on this
+/// thread (exec::serial) or all cores (exec::parallel, the default; see <layout/execution.hpp>).
 /// Throws std::length_error, writing nothing, when the sizes differ. The views may overlap
 /// (two ranges of one container, a view of a container's own block): the result is the old
 /// src, as with std::memmove. Overlapping views of one layout move each run with memmove;
 /// other overlaps go through a temporary copy of src (which may throw std::bad_alloc, before
-/// anything is written).
-template <class T, class DstLayout, class SrcLayout>
-void copy(const view<const T, SrcLayout>& src, const view<T, DstLayout>& dst) {
+/// anything is written). Threads split the non-overlapping copies only: memmove of overlapping
+/// runs stays on one thread, and the result is the serial one either way.
+template <class Policy, class T, class DstLayout, class SrcLayout>
+    requires exec::is_policy_v<Policy>
+void copy(const Policy& policy, const view<const T, SrcLayout>& src,
+          const view<T, DstLayout>& dst) {
     if (src.size() != dst.size())
         detail::throw_size_mismatch("layout::copy", src.size(), dst.size());
     const std::size_t n = src.size();
     if (!detail::views_overlap(src, dst)) {
         if constexpr (std::is_same_v<DstLayout, SrcLayout>)
-            detail::copy_same_layout_bytes(dst, src, n, &host_memory::copy_bytes);
+            detail::copy_same_layout_on_host(dst, src, n, policy);
         else
-            detail::convert_on_host(dst, src, n);
+            detail::convert_on_host(dst, src, n, policy);
         return;
     }
     if constexpr (std::is_same_v<DstLayout, SrcLayout>) {
@@ -217,18 +271,27 @@ void copy(const view<const T, SrcLayout>& src, const view<T, DstLayout>& dst) {
     // The element accesses of a view may assume that its leaves alias no other view's (they
     // are restrict-qualified for nvcc), so an overlapping conversion reads a private copy.
     const detail::host_scratch<std::remove_const_t<T>, SrcLayout> scratch(n);
+    // The scratch copy overlaps neither view: both steps may use threads.
     const auto copy = scratch.view_of();
-    detail::copy_same_layout_bytes(copy, src, n, &host_memory::copy_bytes);
+    detail::copy_same_layout_on_host(copy, src, n, policy);
     if constexpr (std::is_same_v<DstLayout, SrcLayout>)
-        detail::copy_same_layout_bytes(dst, view<const T, SrcLayout>(copy), n,
-                                       &host_memory::copy_bytes);
+        detail::copy_same_layout_on_host(dst, view<const T, SrcLayout>(copy), n, policy);
     else
-        detail::convert_on_host(dst, view<const T, SrcLayout>(copy), n);
+        detail::convert_on_host(dst, view<const T, SrcLayout>(copy), n, policy);
+}
+template <class Policy, class T, class DstLayout, class SrcLayout>
+    requires(exec::is_policy_v<Policy> && !std::is_const_v<T>)
+void copy(const Policy& policy, const view<T, SrcLayout>& src, const view<T, DstLayout>& dst) {
+    copy(policy, view<const T, SrcLayout>(src), dst);
+}
+template <class T, class DstLayout, class SrcLayout>
+void copy(const view<const T, SrcLayout>& src, const view<T, DstLayout>& dst) {
+    copy(exec::parallel, src, dst);
 }
 template <class T, class DstLayout, class SrcLayout>
     requires(!std::is_const_v<T>)
 void copy(const view<T, SrcLayout>& src, const view<T, DstLayout>& dst) {
-    copy(view<const T, SrcLayout>(src), dst);
+    copy(exec::parallel, view<const T, SrcLayout>(src), dst);
 }
 
 } // namespace layout

@@ -14,6 +14,10 @@
 
 #include <cstddef>
 
+#if defined(_OPENMP)
+#  include <omp.h>
+#endif
+
 namespace layout::exec {
 
 /// One thread: the caller's.
@@ -45,3 +49,46 @@ inline constexpr bool parallel_available =
 #endif
 
 } // namespace layout::exec
+
+namespace layout::detail {
+
+/// What a policy asks of a host loop of n elements: more than one thread or not. Never inside
+/// a parallel region (the caller's threads already use the cores), never below min_elements.
+inline bool use_threads(exec::serial_policy, std::size_t) noexcept { return false; }
+inline bool use_threads(const exec::parallel_policy& policy, std::size_t n) noexcept {
+#if defined(_OPENMP)
+    return n >= policy.min_elements && !omp_in_parallel() && omp_get_max_threads() > 1;
+#else
+    (void)policy, (void)n;
+    return false;
+#endif
+}
+
+/// f(begin, end) over [0, count): in one call, or, with threads, one contiguous share per
+/// OpenMP thread whose bounds are multiples of grain (so that no two threads write into one
+/// cache line where grain units span one). f must not throw when threads is true.
+///
+///     run_shares(true, 1000, 64, f);   // 4 threads: f(0, 256) f(256, 512) f(512, 768) f(768, 1000)
+template <class F>
+void run_shares(bool threads, std::size_t count, std::size_t grain, F&& f) {
+    if (count == 0) return;
+#if defined(_OPENMP)
+    if (threads && count > grain) {
+        const std::size_t grains = (count + grain - 1) / grain;
+#  pragma omp parallel
+        {
+            const auto t = static_cast<std::size_t>(omp_get_thread_num());
+            const auto all = static_cast<std::size_t>(omp_get_num_threads());
+            const std::size_t begin = grains * t / all * grain;
+            const std::size_t end = grains * (t + 1) / all * grain;
+            if (begin < count && begin < end) f(begin, end < count ? end : count);
+        }
+        return;
+    }
+#else
+    (void)threads, (void)grain;
+#endif
+    f(std::size_t{0}, count);
+}
+
+} // namespace layout::detail

@@ -30,14 +30,11 @@ public:
     LAYOUT_HOST_DEVICE iterator(const iterator<Other>& other) noexcept
         : view_(other.view()), index_(other.index()) {}
 
-    // Not view_[i]: the view's size is the container's size when the iterator was taken, and
-    // std::vector's rules keep an iterator valid past a push_back that does not reallocate (its
-    // end moves, the iterator does not), so the old size is no bound for it.
-    LAYOUT_HOST_DEVICE reference operator*() const {
-        return reference(view_.storage().at(static_cast<std::size_t>(index_)));
-    }
+    // Bounds-checked against the view's size in debug builds: a container's iterators come from
+    // a view of its whole capacity (vector.hpp says why), a view's from the view itself.
+    LAYOUT_HOST_DEVICE reference operator*() const { return view_[static_cast<std::size_t>(index_)]; }
     LAYOUT_HOST_DEVICE reference operator[](difference_type n) const {
-        return reference(view_.storage().at(static_cast<std::size_t>(index_ + n)));
+        return view_[static_cast<std::size_t>(index_ + n)];
     }
 
     LAYOUT_HOST_DEVICE iterator& operator++() noexcept { ++index_; return *this; }

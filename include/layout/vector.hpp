@@ -37,7 +37,9 @@ void copy_elements(const view<T, DstLayout>& dst, const view<const T, SrcLayout>
                    std::size_t n) {
     using copier = copier_t<DstMemory, SrcMemory>;
     if (n == 0) return;
-    if constexpr (std::is_same_v<DstLayout, SrcLayout>)
+    if constexpr (std::is_same_v<DstLayout, SrcLayout> && std::is_same_v<copier, host_memory>)
+        copy_same_layout_on_host(dst, src, n, exec::parallel); // all cores for large copies
+    else if constexpr (std::is_same_v<DstLayout, SrcLayout>)
         copy_same_layout_bytes(dst, src, n, &copier::copy_bytes);
     else if constexpr (DstMemory::host_accessible && SrcMemory::host_accessible)
         convert_on_host(dst, src, n);
@@ -104,23 +106,29 @@ public:
 
     ~vector() { Memory::deallocate(block_, bytes_); }
 
+    /// Copy assignment reuses the block when other fits in capacity() (no allocation, as
+    /// std::vector does), copying through the same path as construction. When it does not fit,
+    /// a new block is allocated and filled first: if that throws, *this is unchanged. A copy
+    /// into the reused block that fails part way (a device copy) leaves the size as it was and
+    /// the elements valid but unspecified.
     vector& operator=(const vector& other) {
-        if (this != &other) vector(other).swap(*this);
+        if (this != &other) assign_elements(other);
         return *this;
     }
     vector& operator=(vector&& other) noexcept {
         vector(std::move(other)).swap(*this);
         return *this;
     }
+    /// Converting assignment from another layout and/or memory space (reuses capacity too).
     template <class L2, class M2>
     vector& operator=(const vector<T, L2, M2>& other) {
-        vector(other).swap(*this);
+        assign_elements(other);
         return *this;
     }
     vector& operator=(std::initializer_list<T> values)
         requires Memory::host_accessible
     {
-        vector(values).swap(*this);
+        assign(values);
         return *this;
     }
 
@@ -172,10 +180,19 @@ public:
         return (*this)[size_ - 1];
     }
 
-    iterator begin() noexcept requires Memory::host_accessible { return view().begin(); }
-    iterator end() noexcept requires Memory::host_accessible { return view().end(); }
-    const_iterator begin() const noexcept requires Memory::host_accessible { return view().begin(); }
-    const_iterator end() const noexcept requires Memory::host_accessible { return view().end(); }
+    // A container's iterators are bounded by its capacity, not its size: std::vector's rules keep
+    // an iterator valid past a push_back that does not reallocate (the end moves, the iterator
+    // does not), and a debug build still stops a dereference past the block.
+    iterator begin() noexcept requires Memory::host_accessible { return {capacity_view(), 0}; }
+    iterator end() noexcept requires Memory::host_accessible {
+        return {capacity_view(), static_cast<difference_type>(size_)};
+    }
+    const_iterator begin() const noexcept requires Memory::host_accessible {
+        return {const_view_type(capacity_view()), 0};
+    }
+    const_iterator end() const noexcept requires Memory::host_accessible {
+        return {const_view_type(capacity_view()), static_cast<difference_type>(size_)};
+    }
     const_iterator cbegin() const noexcept requires Memory::host_accessible { return begin(); }
     const_iterator cend() const noexcept requires Memory::host_accessible { return end(); }
     auto rbegin() noexcept requires Memory::host_accessible { return std::reverse_iterator(end()); }
@@ -215,13 +232,32 @@ public:
         return insert(pos, make_value(std::forward<Args>(args)...));
     }
 
-    void assign(size_type n, const T& value) { vector(n, value).swap(*this); }
+    /// n copies of value; reuses the block when n fits in capacity().
+    void assign(size_type n, const T& value) {
+        if (n > capacity_) {
+            vector(n, value).swap(*this);
+            return;
+        }
+        const T copy = value; // value may be one of the elements that fill overwrites
+        fill(0, n, copy);
+        size_ = n;
+    }
     template <std::input_iterator It, std::sentinel_for<It> S>
     void assign(It first, S last) requires Memory::host_accessible {
+        // The range may be this container's own elements: a fresh container reads it whole
+        // before anything is overwritten.
         vector(first, last).swap(*this);
     }
     void assign(std::initializer_list<T> values) requires Memory::host_accessible {
-        vector(values).swap(*this);
+        // The list holds copies, never this container's elements: it can be written in place.
+        if (values.size() > capacity_) {
+            vector(values).swap(*this);
+            return;
+        }
+        const view_type to(storage(), values.size());
+        size_type i = 0;
+        for (const T& value : values) to[i++] = value;
+        size_ = values.size();
     }
 
     void pop_back() noexcept requires Memory::host_accessible {
@@ -278,6 +314,7 @@ public:
         std::swap(bytes_, other.bytes_);
         std::swap(size_, other.size_);
         std::swap(capacity_, other.capacity_);
+        std::swap(storage_, other.storage_);
     }
     friend void swap(vector& a, vector& b) noexcept { a.swap(b); }
 
@@ -302,6 +339,21 @@ private:
         size_ = other.size_;
     }
 
+    /// *this = other: into the current block when other fits, else into a new one (allocated
+    /// and filled before the old one is let go: strong guarantee). Storage that overlaps
+    /// other's (only self-assignment does, as each container owns its block) is never written
+    /// while it is read: it goes through a fresh block.
+    template <class L2, class M2>
+    void assign_elements(const vector<T, L2, M2>& other) {
+        const size_type n = other.size_;
+        if (n > capacity_ || detail::views_overlap(view_type(storage(), n), other.cview())) {
+            vector(other).swap(*this);
+            return;
+        }
+        detail::copy_elements<Memory, M2>(view_type(storage(), n), other.cview(), n);
+        size_ = n;
+    }
+
     /// T{args...}, or T(arg) for one argument that converts to T: T{proxy} would try to
     /// initialize T's first member from the proxy.
     template <class... Args>
@@ -313,8 +365,25 @@ private:
             return T{std::forward<Args>(args)...};
     }
 
-    typename view_type::storage_type storage() const noexcept {
-        return view_type::storage_type::from_block(block_, capacity_);
+    using storage_type = typename view_type::storage_type;
+
+    view_type capacity_view() const noexcept { return {storage(), capacity_}; }
+
+    /// The view's pointers into the current block, a copy of storage_: recomputing them from
+    /// block_ (from_block: a column offset per leaf under SoA) in every c[i] made a SoA drift
+    /// loop 42 instructions an element against 15 (g++ -O2). SoA copies pointer by pointer:
+    /// clang 14 copies a struct of pointers as bytes, untyped, so that any float store of the
+    /// loop might have changed them, and reloaded every column pointer per element.
+    storage_type storage() const noexcept {
+        if constexpr (std::is_same_v<Layout, policy::soa>) {
+            storage_type s;
+            [&]<std::size_t... L>(std::index_sequence<L...>) {
+                ((s.columns[L] = storage_.columns[L]), ...);
+            }(std::make_index_sequence<leaf_count_v<T>>{});
+            return s;
+        } else {
+            return storage_;
+        }
     }
 
     /// Allocation rounds AoSoA capacities up to whole blocks: the last block is paid for anyway.
@@ -352,6 +421,7 @@ private:
         }
         Memory::deallocate(block_, bytes_);
         block_ = block;
+        storage_ = fresh.storage();
         bytes_ = bytes;
         capacity_ = capacity;
     }
@@ -410,6 +480,8 @@ private:
     }
 
     void* block_ = nullptr;
+    // Always storage_type::from_block(block_, capacity_); set with them (reallocate, swap).
+    storage_type storage_{};
     size_type bytes_ = 0;
     size_type size_ = 0;
     size_type capacity_ = 0;

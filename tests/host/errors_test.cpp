@@ -71,7 +71,12 @@ TYPED_TEST(bounds, out_of_range_access_aborts) {
     EXPECT_DEATH((void)c.view()[5], "");
     EXPECT_DEATH((void)c.cview()[7], "");
     EXPECT_DEATH((void)c.view().template column<&Particle::y>()[5], "");
-    EXPECT_DEATH((void)*c.end(), "");
+    // Container iterators are bounded by the capacity (valid past a non-reallocating push_back).
+    EXPECT_DEATH((void)*(c.begin() + static_cast<std::ptrdiff_t>(c.capacity())), "");
+    if (c.capacity() == c.size()) {
+        EXPECT_DEATH((void)*c.end(), "");
+    }
+    EXPECT_DEATH((void)*c.view().end(), "");
     EXPECT_DEATH((void)c[std::size_t(-1)], "");
     C empty;
     EXPECT_DEATH((void)empty.front(), "");
@@ -238,15 +243,65 @@ TYPED_TEST(allocation_failure, growing_operations_are_strong) {
     for_each_failure_point<T>(
         "copy assignment", full, [&](C& c) { c = C(src.begin(), src.end()); },
         with([&](std::vector<T>& m) { m = src; }));
-    const C other(src.begin(), src.end());
+    // Assignments allocate only past capacity (within it they reuse the block: see
+    // assignment_within_capacity_does_not_allocate), so the sources here are larger than full().
+    const std::vector<T> big = random_values<T>(g, 130);
+    const C other(big.begin(), big.end());
     for_each_failure_point<T>(
         "copy assignment from an lvalue", full, [&](C& c) { c = other; },
-        with([&](std::vector<T>& m) { m = src; }));
-    const layout::vector<T, layout::policy::aosoa<3>, failing_memory> other_layout(src.begin(),
-                                                                                  src.end());
+        with([&](std::vector<T>& m) { m = big; }));
+    const layout::vector<T, layout::policy::aosoa<3>, failing_memory> other_layout(big.begin(),
+                                                                                  big.end());
     for_each_failure_point<T>(
         "converting assignment", full, [&](C& c) { c = other_layout; },
-        with([&](std::vector<T>& m) { m = src; }));
+        with([&](std::vector<T>& m) { m = big; }));
+    for_each_failure_point<T>(
+        "assign(n, value)", full, [&](C& c) { c.assign(200, v); },
+        with([&](std::vector<T>& m) { m.assign(200, v); }));
+}
+
+/// Copy, converting, initializer-list and assign(n, value) assignment into a container whose
+/// capacity holds the source reuse its block: with every allocation set to fail, they succeed,
+/// and the capacity is unchanged (before, each built a new container and swapped it in).
+TYPED_TEST(allocation_failure, assignment_within_capacity_does_not_allocate) {
+    using T = Body;
+    using C = failing_container<TypeParam, T>;
+    std::mt19937 g(5);
+    const std::vector<T> init = random_values<T>(g, 50);
+    const std::vector<T> src = random_values<T>(g, 40);
+    const T v = random_value<T>(g);
+    const C same(src.begin(), src.end());
+    const layout::vector<T, layout::policy::soa, failing_memory> soa_src(src.begin(), src.end());
+    const layout::vector<T, layout::policy::aosoa<3>, failing_memory> blocks_src(src.begin(),
+                                                                                src.end());
+    const layout::vector<T, layout::policy::aos> host_src(src.begin(), src.end());
+    const auto attempt = [&](const char* what, auto op, const std::vector<T>& want) {
+        SCOPED_TRACE(what);
+        C c(init.begin(), init.end());
+        const std::size_t capacity = c.capacity();
+        failing_memory::arm(1); // the first allocation throws
+        EXPECT_NO_THROW(op(c));
+        failing_memory::disarm();
+        EXPECT_EQ(failing_memory::calls, 0);
+        EXPECT_EQ(c.capacity(), capacity);
+        EXPECT_TRUE(container_matches(c, want));
+    };
+    attempt("copy assignment", [&](C& c) { c = same; }, src);
+    attempt("from SoA", [&](C& c) { c = soa_src; }, src);
+    attempt("from AoSoA<3>", [&](C& c) { c = blocks_src; }, src);
+    attempt("from another memory space", [&](C& c) { c = host_src; }, src);
+    attempt("assign(n, value)", [&](C& c) { c.assign(45, v); }, std::vector<T>(45, v));
+    attempt("initializer list", [&](C& c) { c = {v, src[3]}; }, std::vector<T>{v, src[3]});
+    attempt("assign(initializer list)", [&](C& c) { c.assign({src[1], v, v}); },
+            std::vector<T>{src[1], v, v});
+    attempt("growing within capacity", [&](C& c) {
+        c.resize(10);
+        c = same;
+    }, src);
+    attempt("self-assignment", [&](C& c) {
+        const C& alias = c;
+        c = alias;
+    }, init);
 }
 
 /// Constructors that fail leave nothing behind: the source is unchanged and no block leaks.

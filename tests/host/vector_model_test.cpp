@@ -611,4 +611,195 @@ TYPED_TEST(vector_model, random_operations) {
     }
 }
 
+// ---- assignment reuses capacity -----------------------------------------------------------------
+
+} // namespace
+
+namespace layout_test {
+
+/// Host memory that counts the blocks it hands out: an assignment that fits in the destination's
+/// capacity must not allocate at all, as with std::vector. (Outside the anonymous namespace: a
+/// memory space's device_accessible is read by no code here, and clang flags an unused constant.)
+struct counting_memory {
+    static constexpr bool host_accessible = true;
+    static constexpr bool device_accessible = false;
+
+    static inline long allocations = 0;
+
+    static void* allocate(std::size_t bytes) {
+        ++allocations;
+        return layout::host_memory::allocate(bytes);
+    }
+    static void deallocate(void* p, std::size_t bytes) noexcept {
+        layout::host_memory::deallocate(p, bytes);
+    }
+    static void copy_bytes(void* dst, const void* src, std::size_t bytes) {
+        layout::host_memory::copy_bytes(dst, src, bytes);
+    }
+};
+
+} // namespace layout_test
+
+namespace {
+
+/// dst = src for a destination of C's layout and a source of each layout (in counting_memory,
+/// and in plain host memory for the cross-space path), on random data of sizes up to the
+/// destination's capacity and then past it. Within capacity: no allocation, the capacity
+/// unchanged, the contents equal to a std::vector model's after the same assignment.
+template <class C, class SrcLayout>
+void check_assignment_from(std::mt19937& g) {
+    using T = typename C::value_type;
+    using dst_type = layout::vector<T, typename C::policy, counting_memory>;
+    using src_type = layout::vector<T, typename SrcLayout::policy, counting_memory>;
+    using host_src_type = layout::vector<T, typename SrcLayout::policy>;
+    SCOPED_TRACE("from " + SrcLayout::name());
+
+    std::vector<T> model = random_values<T>(g, 20);
+    dst_type dst(model.begin(), model.end());
+    dst.reserve(70);
+    const std::size_t capacity = dst.capacity();
+    for (std::size_t n : {std::size_t{0}, std::size_t{7}, std::size_t{45}, capacity}) {
+        const std::vector<T> values = random_values<T>(g, n);
+        const src_type src(values.begin(), values.end());
+        const host_src_type host_src(values.begin(), values.end());
+        const long before = counting_memory::allocations;
+        dst = src;
+        model = values;
+        EXPECT_EQ(counting_memory::allocations, before) << "n = " << n;
+        EXPECT_EQ(dst.capacity(), capacity) << "n = " << n;
+        ASSERT_TRUE(container_matches(dst, model)) << "n = " << n;
+        dst = dst_type(); // shrink to nothing: the next assignment must not see stale elements
+        dst.reserve(capacity);
+        const long reserved = counting_memory::allocations;
+        dst = host_src;
+        EXPECT_EQ(counting_memory::allocations, reserved) << "from host memory, n = " << n;
+        ASSERT_TRUE(container_matches(dst, model)) << "from host memory, n = " << n;
+    }
+    // Past capacity: one new block, and the model's contents.
+    const std::vector<T> more = random_values<T>(g, capacity + 5);
+    const src_type big(more.begin(), more.end());
+    const long before = counting_memory::allocations;
+    dst = big;
+    EXPECT_EQ(counting_memory::allocations, before + 1);
+    EXPECT_GE(dst.capacity(), more.size());
+    EXPECT_TRUE(container_matches(dst, more));
+}
+
+template <class C, class... SrcLayouts>
+void check_assignment_from_each(std::mt19937& g, ::testing::Types<SrcLayouts...>) {
+    (check_assignment_from<C, SrcLayouts>(g), ...);
+}
+
+TYPED_TEST(vector_model, assignment_reuses_capacity_from_every_layout) {
+    std::mt19937 g(11);
+    check_assignment_from_each<TypeParam>(g, all_layouts{});
+}
+
+TYPED_TEST(vector_model, copy_assign_fill_and_list_reuse_capacity) {
+    using T = typename TypeParam::value_type;
+    using C = layout::vector<T, typename TypeParam::policy, counting_memory>;
+    std::mt19937 g(12);
+    std::vector<T> model = random_values<T>(g, 60);
+    C c(model.begin(), model.end());
+    const std::size_t capacity = c.capacity();
+    const long before = counting_memory::allocations;
+
+    // Same-type copy assignment, smaller then larger (within capacity).
+    for (std::size_t n : {std::size_t{9}, std::size_t{60}}) {
+        const std::vector<T> values = random_values<T>(g, n);
+        C other(values.begin(), values.end());
+        const long made = counting_memory::allocations;
+        c = other;
+        model = values;
+        EXPECT_EQ(counting_memory::allocations, made);
+        ASSERT_TRUE(container_matches(c, model));
+    }
+    // Self-assignment: nothing changes.
+    const C& alias = c;
+    c = alias;
+    ASSERT_TRUE(container_matches(c, model));
+
+    // assign(n, value), value being one of the elements (AoS: a real T inside the block, which
+    // the fill overwrites).
+    if constexpr (std::is_same_v<typename TypeParam::policy, layout::policy::aos>) {
+        const T kept = model[5];
+        c.assign(50, c.data()[5]);
+        model.assign(50, kept);
+    } else {
+        const T value = c[5];
+        c.assign(50, value);
+        model.assign(50, value);
+    }
+    ASSERT_TRUE(container_matches(c, model));
+
+    const T a = random_value<T>(g), b = random_value<T>(g);
+    c = {a, b, a};
+    model = {a, b, a};
+    ASSERT_TRUE(container_matches(c, model));
+    c.assign({b, b});
+    model.assign({b, b});
+    ASSERT_TRUE(container_matches(c, model));
+
+    EXPECT_EQ(counting_memory::allocations - before, 2) << "only the two sources allocate";
+    EXPECT_EQ(c.capacity(), capacity);
+}
+
+// ---- the container's held pointers (issue 13, item 2) ------------------------------------------
+
+template <class L>
+class held_storage : public ::testing::Test {};
+TYPED_TEST_SUITE(held_storage, all_layouts, layout_names);
+
+/// The container keeps its view's pointers instead of recomputing them from the block per
+/// access: after every operation that changes the block (growth, reserve, shrink_to_fit, swap,
+/// move, assignment from a larger container), c[i], iterators, view() and a const view see
+/// exactly the model's elements, and a view taken now has the pointers from_block gives.
+TYPED_TEST(held_storage, pointers_follow_every_new_block) {
+    using C = typename TypeParam::template container<Particle>;
+    std::mt19937 g(21);
+    auto values = random_values<Particle>(g, 300);
+    auto expect_model = [](const C& c, const std::vector<Particle>& model, const char* after) {
+        ASSERT_EQ(c.size(), model.size()) << after;
+        const auto v = c.cview();
+        std::size_t i = 0;
+        for (const auto& e : c) {
+            EXPECT_TRUE(same(static_cast<Particle>(e), model[i])) << after << ", element " << i;
+            EXPECT_TRUE(same(static_cast<Particle>(c[i]), model[i])) << after;
+            EXPECT_TRUE(same(static_cast<Particle>(v[i]), model[i])) << after;
+            ++i;
+        }
+        EXPECT_EQ(i, model.size()) << after;
+    };
+    C c;
+    std::vector<Particle> model;
+    for (std::size_t k = 0; k < 100; ++k) { // growth: several reallocations
+        c.push_back(values[k]);
+        model.push_back(values[k]);
+    }
+    expect_model(c, model, "push_back");
+    c.reserve(1000);
+    expect_model(c, model, "reserve");
+    for (std::size_t k = 0; k < 100; ++k) c[k] = values[100 + k]; // writes through c[i]
+    std::copy(values.begin() + 100, values.begin() + 200, model.begin());
+    expect_model(c, model, "writes");
+    c.shrink_to_fit();
+    expect_model(c, model, "shrink_to_fit");
+    C other(values.begin() + 200, values.end());
+    std::vector<Particle> other_model(values.begin() + 200, values.end());
+    c.swap(other);
+    std::swap(model, other_model);
+    expect_model(c, model, "swap");
+    expect_model(other, other_model, "swap (other)");
+    C moved(std::move(other));
+    expect_model(moved, other_model, "move construction");
+    EXPECT_EQ(other.size(), 0u);
+    other.push_back(values[0]); // the moved-from container's pointers are its own (none) again
+    expect_model(other, {values[0]}, "push_back after move");
+    c = std::move(moved);
+    expect_model(c, other_model, "move assignment");
+    C small(2);
+    small = c; // larger than its capacity: a new block
+    expect_model(small, other_model, "copy assignment");
+}
+
 } // namespace

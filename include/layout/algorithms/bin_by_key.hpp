@@ -13,6 +13,7 @@
 #include "../config.hpp"
 #include "../detail/algorithm_arguments.hpp"
 #include "../detail/algorithm_checks.hpp"
+#include "../execution.hpp"
 #include "permute.hpp"
 
 #include <algorithm>
@@ -84,8 +85,11 @@ bins<Index> bin_by_key(Keys&& keys, std::size_t num_bins) {
 /// The keys may be one of x's own columns (layout::column_span<&P::cell>(x)); keys that overlap
 /// x otherwise throw std::invalid_argument. Strong guarantee: if an allocation fails, neither
 /// keys nor x has changed.
-template <class Index = std::size_t, detail::key_range Keys, detail::viewable X>
-bins<Index> bin_by_key(Keys&& keys, std::size_t num_bins, X&& x) {
+/// Under exec::parallel (the default) the reordering of x runs on all cores; the counting sort
+/// is one thread's, so the permutation is the serial one.
+template <class Index = std::size_t, class Policy, detail::key_range Keys, detail::viewable X>
+    requires exec::is_policy_v<Policy>
+bins<Index> bin_by_key(const Policy& policy, Keys&& keys, std::size_t num_bins, X&& x) {
     static_assert(!detail::in_device_only_memory<X>(),
                   "layout::bin_by_key: the container is in device memory; use "
                   "layout::cuda::bin_by_key (<layout/cuda/algorithms.hpp>)");
@@ -99,9 +103,13 @@ bins<Index> bin_by_key(Keys&& keys, std::size_t num_bins, X&& x) {
     bins<Index> result = detail::bin_permutation<Index>(k, num_bins);
     // Reordering x reorders its key column too (sorted then); otherwise the keys are written
     // after it, which allocates nothing.
-    detail::permute_in_place_on_host(v, std::span<const Index>(result.permutation));
+    detail::permute_in_place_on_host(v, std::span<const Index>(result.permutation), policy);
     if (!keys_in_x) detail::write_binned_keys(k, result.offsets);
     return result;
+}
+template <class Index = std::size_t, detail::key_range Keys, detail::viewable X>
+bins<Index> bin_by_key(Keys&& keys, std::size_t num_bins, X&& x) {
+    return bin_by_key<Index>(exec::parallel, keys, num_bins, x);
 }
 
 } // namespace layout

@@ -10,6 +10,8 @@
 #pragma once
 
 #include "../config.hpp"
+#include "../copy.hpp"
+#include "../execution.hpp"
 #include "../detail/algorithm_arguments.hpp"
 #include "../detail/algorithm_checks.hpp"
 #include "../policies.hpp"
@@ -20,6 +22,7 @@
 #include <span>
 #include <type_traits>
 #include <utility>
+#include <vector>
 
 namespace layout {
 namespace detail {
@@ -33,50 +36,79 @@ LAYOUT_HOST_DEVICE LAYOUT_FORCEINLINE void copy_leaves(const DstCursor& d, const
     ((d.template leaf<L>() = s.template leaf<L>()), ...);
 }
 
-/// One leaf of dst[to(i)] = src[from(i)] for every i, leaf L.
+/// One leaf of dst[to(i)] = src[from(i)] for every i in [begin, end), leaf L.
+template <std::size_t L, class DstStorage, class SrcStorage, class To, class From>
+void copy_leaf_column(const DstStorage& d, const SrcStorage& s, std::size_t begin,
+                      std::size_t end, To to, From from) {
+    for (std::size_t i = begin; i < end; ++i)
+        d.at(to(i)).template leaf<L>() = s.at(from(i)).template leaf<L>();
+}
 template <std::size_t L, class DstStorage, class SrcStorage, class To, class From>
 void copy_leaf_column(const DstStorage& d, const SrcStorage& s, std::size_t n, To to, From from) {
-    for (std::size_t i = 0; i < n; ++i)
-        d.at(to(i)).template leaf<L>() = s.at(from(i)).template leaf<L>();
+    copy_leaf_column<L>(d, s, 0, n, to, from);
 }
 
 /// dst[to(i)] = src[from(i)] for i in [0, n). The random side decides the loop order: when it
 /// is SoA, one column at a time (each pass has one random stream; element by element, a SoA
 /// element costs a cache line and a TLB entry per leaf at once: 3x slower at 2M particles);
-/// otherwise element by element (a whole AoS element is one or two cache lines).
+/// otherwise element by element (a whole AoS element is one or two cache lines). With threads,
+/// each takes a contiguous share of i, in the same loop order: the caller makes sure that no
+/// two i write one element (gather: to(i) = i; scatter: distinct indices).
 template <bool RandomSideIsSoa, class T, class DL, class SL, class To, class From>
 void move_on_host(const view<T, DL>& dst, const view<const T, SL>& src, std::size_t n, To to,
-                  From from) {
+                  From from, bool threads = false) {
     const auto d = dst.storage();
     const auto s = src.storage();
-    if constexpr (RandomSideIsSoa) {
-        [&]<std::size_t... L>(std::index_sequence<L...>) {
-            (copy_leaf_column<L>(d, s, n, to, from), ...);
+    run_shares(threads, n, 64, [&](std::size_t begin, std::size_t end) {
+        if constexpr (RandomSideIsSoa) {
+            [&]<std::size_t... L>(std::index_sequence<L...>) {
+                (copy_leaf_column<L>(d, s, begin, end, to, from), ...);
+            }
+            (std::make_index_sequence<leaf_count_v<T>>{});
+        } else {
+            for (std::size_t i = begin; i < end; ++i)
+                copy_leaves(d.at(to(i)), s.at(from(i)),
+                            std::make_index_sequence<leaf_count_v<T>>{});
         }
-        (std::make_index_sequence<leaf_count_v<T>>{});
-    } else {
-        for (std::size_t i = 0; i < n; ++i)
-            copy_leaves(d.at(to(i)), s.at(from(i)), std::make_index_sequence<leaf_count_v<T>>{});
-    }
+    });
 }
 
-template <class T, class DL, class SL, class I>
+template <class T, class DL, class SL, class I, class Policy = exec::serial_policy>
 void gather_on_host(const view<T, DL>& dst, const view<const T, SL>& src,
-                    std::span<const I> indices) {
+                    std::span<const I> indices, const Policy& how = {}) {
+    // Thread k writes dst[i] for the i of its share only: the serial result.
     move_on_host<std::is_same_v<SL, policy::soa>>(
         dst, src, indices.size(), [](std::size_t i) { return i; },
-        [indices](std::size_t i) { return static_cast<std::size_t>(indices[i]); });
+        [indices](std::size_t i) { return static_cast<std::size_t>(indices[i]); },
+        use_threads(how, indices.size()));
+}
+
+/// Whether no index appears twice (indices already validated to be below size). Allocates
+/// size bytes.
+template <class I>
+bool indices_distinct(std::span<const I> indices, std::size_t size) {
+    std::vector<unsigned char> seen(size);
+    for (const I index : indices) {
+        auto& s = seen[static_cast<std::size_t>(index)];
+        if (s) return false;
+        s = 1;
+    }
+    return true;
 }
 
 /// In index order: with repeated indices the last write wins, and it is the same source element
-/// for every leaf (each leaf's pass also ends with the largest i).
-template <class T, class DL, class SL, class I>
+/// for every leaf (each leaf's pass also ends with the largest i). Threads only for distinct
+/// indices: with repeated ones the order of the writes decides the result, so they stay in one
+/// thread's index order.
+template <class T, class DL, class SL, class I, class Policy = exec::serial_policy>
 void scatter_on_host(const view<T, DL>& dst, const view<const T, SL>& src,
-                     std::span<const I> indices) {
+                     std::span<const I> indices, const Policy& how = {}) {
+    const bool threads =
+        use_threads(how, indices.size()) && indices_distinct(indices, dst.size());
     move_on_host<std::is_same_v<DL, policy::soa>>(
         dst, src, indices.size(),
         [indices](std::size_t i) { return static_cast<std::size_t>(indices[i]); },
-        [](std::size_t i) { return i; });
+        [](std::size_t i) { return i; }, threads);
 }
 
 } // namespace detail
@@ -90,8 +122,10 @@ void scatter_on_host(const view<T, DL>& dst, const view<const T, SL>& src,
 ///
 /// Throws std::length_error if dst.size() != indices.size(), std::invalid_argument if src and
 /// dst overlap. An index >= src.size() stops the program when LAYOUT_CHECK_BOUNDS is on.
-template <detail::viewable Src, detail::index_range Indices, detail::viewable Dst>
-void gather(Src&& src, Indices&& indices, Dst&& dst) {
+/// On this thread (exec::serial) or all cores (exec::parallel, the default): the same result.
+template <class Policy, detail::viewable Src, detail::index_range Indices, detail::viewable Dst>
+    requires exec::is_policy_v<Policy>
+void gather(const Policy& policy, Src&& src, Indices&& indices, Dst&& dst) {
     static_assert(!detail::in_device_only_memory<Src>() && !detail::in_device_only_memory<Dst>(),
                   "layout::gather: a container is in device memory; use layout::cuda::gather "
                   "(<layout/cuda/algorithms.hpp>)");
@@ -99,7 +133,11 @@ void gather(Src&& src, Indices&& indices, Dst&& dst) {
     const auto [s, d] = detail::check_indexed_move("layout::gather", src, dst, idx.size(),
                                                    detail::per_index::destination);
     detail::validate_indices("gather index", idx, s.size());
-    detail::gather_on_host(d, s, idx);
+    detail::gather_on_host(d, s, idx, policy);
+}
+template <detail::viewable Src, detail::index_range Indices, detail::viewable Dst>
+void gather(Src&& src, Indices&& indices, Dst&& dst) {
+    gather(exec::parallel, src, indices, dst);
 }
 
 /// dst[indices[i]] = src[i] for every i (host memory; any two layouts of the same T).
@@ -111,8 +149,11 @@ void gather(Src&& src, Indices&& indices, Dst&& dst) {
 /// write wins: dst[j] is the whole element src[i] for the largest i with indices[i] == j.
 /// Throws std::length_error if src.size() != indices.size(), std::invalid_argument if src and
 /// dst overlap. An index >= dst.size() stops the program when LAYOUT_CHECK_BOUNDS is on.
-template <detail::viewable Src, detail::index_range Indices, detail::viewable Dst>
-void scatter(Src&& src, Indices&& indices, Dst&& dst) {
+/// On this thread (exec::serial) or all cores (exec::parallel, the default; threads only when
+/// the indices are distinct, checked with dst.size() bytes of scratch): the same result.
+template <class Policy, detail::viewable Src, detail::index_range Indices, detail::viewable Dst>
+    requires exec::is_policy_v<Policy>
+void scatter(const Policy& policy, Src&& src, Indices&& indices, Dst&& dst) {
     static_assert(!detail::in_device_only_memory<Src>() && !detail::in_device_only_memory<Dst>(),
                   "layout::scatter: a container is in device memory; use layout::cuda::scatter "
                   "(<layout/cuda/algorithms.hpp>)");
@@ -120,7 +161,11 @@ void scatter(Src&& src, Indices&& indices, Dst&& dst) {
     const auto [s, d] = detail::check_indexed_move("layout::scatter", src, dst, idx.size(),
                                                    detail::per_index::source);
     detail::validate_indices("scatter index", idx, d.size());
-    detail::scatter_on_host(d, s, idx);
+    detail::scatter_on_host(d, s, idx, policy);
+}
+template <detail::viewable Src, detail::index_range Indices, detail::viewable Dst>
+void scatter(Src&& src, Indices&& indices, Dst&& dst) {
+    scatter(exec::parallel, src, indices, dst);
 }
 
 } // namespace layout

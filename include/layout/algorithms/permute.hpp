@@ -13,6 +13,7 @@
 #include "../copy.hpp"
 #include "../detail/algorithm_arguments.hpp"
 #include "../detail/algorithm_checks.hpp"
+#include "../execution.hpp"
 #include "../memory.hpp"
 #include "../vector.hpp"
 #include "../view.hpp"
@@ -26,14 +27,16 @@ namespace layout {
 namespace detail {
 
 /// v[i] = v[perm[i]] for a validated permutation, through a scratch copy of v in its layout.
-template <class T, class L, class I>
-void permute_in_place_on_host(const view<T, L>& v, std::span<const I> perm) {
+/// Both steps on all cores under exec::parallel (each element written by one thread).
+template <class T, class L, class I, class Policy = exec::serial_policy>
+void permute_in_place_on_host(const view<T, L>& v, std::span<const I> perm,
+                              const Policy& how = {}) {
     const std::size_t n = v.size();
     if (n == 0) return;
     const host_scratch<T, L> scratch(n); // the only allocation: before anything is written
     const view<T, L> copy = scratch.view_of();
-    copy_same_layout_bytes(copy, view<const T, L>(v), n, &host_memory::copy_bytes);
-    gather_on_host(v, view<const T, L>(copy), perm);
+    copy_same_layout_on_host(copy, view<const T, L>(v), n, how);
+    gather_on_host(v, view<const T, L>(copy), perm, how);
 }
 
 } // namespace detail
@@ -42,8 +45,9 @@ void permute_in_place_on_host(const view<T, L>& v, std::span<const I> perm) {
 
 /// dst[i] = src[perm[i]], where perm is a permutation of [0, n): gather with equal sizes. With
 /// LAYOUT_CHECK_BOUNDS, an index out of range or repeated stops the program.
-template <detail::viewable Src, detail::index_range Perm, detail::viewable Dst>
-void permute(Src&& src, Perm&& perm, Dst&& dst) {
+template <class Policy, detail::viewable Src, detail::index_range Perm, detail::viewable Dst>
+    requires exec::is_policy_v<Policy>
+void permute(const Policy& policy, Src&& src, Perm&& perm, Dst&& dst) {
     const auto p = detail::index_span(perm);
     const std::size_t n = detail::as_view(src).size(), m = detail::as_view(dst).size();
     if (p.size() != n)
@@ -51,13 +55,18 @@ void permute(Src&& src, Perm&& perm, Dst&& dst) {
     if (p.size() != m)
         detail::throw_size_mismatch("layout::permute", p.size(), "indices", m, "the destination");
     detail::validate_permutation("permute index", p);
-    gather(src, p, dst);
+    gather(policy, src, p, dst);
+}
+template <detail::viewable Src, detail::index_range Perm, detail::viewable Dst>
+void permute(Src&& src, Perm&& perm, Dst&& dst) {
+    permute(exec::parallel, src, perm, dst);
 }
 
 /// v[i] = old v[perm[i]] for every i, through a scratch copy of v (same layout, n elements),
 /// so views of v stay valid. A container or a mutable view; perm as for permute.
-template <detail::viewable X, detail::index_range Perm>
-void permute_in_place(X&& x, Perm&& perm) {
+template <class Policy, detail::viewable X, detail::index_range Perm>
+    requires exec::is_policy_v<Policy>
+void permute_in_place(const Policy& policy, X&& x, Perm&& perm) {
     static_assert(!detail::in_device_only_memory<X>(),
                   "layout::permute_in_place: the container is in device memory; use "
                   "layout::cuda::permute_in_place (<layout/cuda/algorithms.hpp>)");
@@ -69,7 +78,11 @@ void permute_in_place(X&& x, Perm&& perm) {
         detail::throw_size_mismatch("layout::permute_in_place", p.size(), "indices", v.size(),
                                     "the view");
     detail::validate_permutation("permute_in_place index", p);
-    detail::permute_in_place_on_host(v, p);
+    detail::permute_in_place_on_host(v, p, policy);
+}
+template <detail::viewable X, detail::index_range Perm>
+void permute_in_place(X&& x, Perm&& perm) {
+    permute_in_place(exec::parallel, x, perm);
 }
 
 } // namespace layout

@@ -11,6 +11,7 @@
 #include "../config.hpp"
 #include "../detail/algorithm_arguments.hpp"
 #include "../detail/algorithm_checks.hpp"
+#include "../execution.hpp"
 #include "permute.hpp"
 
 #include <algorithm>
@@ -75,8 +76,11 @@ std::vector<Index> sort_by_key(Keys&& keys) {
 /// Throws std::length_error when keys and x differ in size, or when n-1 does not fit in Index;
 /// std::invalid_argument when the keys overlap x's elements without being one of its columns.
 /// Strong guarantee: if an allocation fails (std::bad_alloc), neither keys nor x has changed.
-template <class Index = std::size_t, detail::key_range Keys, detail::viewable X>
-std::vector<Index> sort_by_key(Keys&& keys, X&& x) {
+/// Under exec::parallel (the default) the reordering of x runs on all cores; the permutation
+/// is computed on one thread (std::stable_sort), so it is the serial one.
+template <class Index = std::size_t, class Policy, detail::key_range Keys, detail::viewable X>
+    requires exec::is_policy_v<Policy>
+std::vector<Index> sort_by_key(const Policy& policy, Keys&& keys, X&& x) {
     static_assert(!detail::in_device_only_memory<X>(),
                   "layout::sort_by_key: the container is in device memory; use "
                   "layout::cuda::sort_by_key (<layout/cuda/algorithms.hpp>)");
@@ -92,9 +96,13 @@ std::vector<Index> sort_by_key(Keys&& keys, X&& x) {
     std::vector<typename decltype(k)::value_type> sorted;
     if (!keys_in_x) sorted = detail::keys_in_order(k, perm);
     // Reordering x reorders its key column too: written once, sorted.
-    detail::permute_in_place_on_host(v, std::span<const Index>(perm));
+    detail::permute_in_place_on_host(v, std::span<const Index>(perm), policy);
     std::copy(sorted.begin(), sorted.end(), k.begin());
     return perm;
+}
+template <class Index = std::size_t, detail::key_range Keys, detail::viewable X>
+std::vector<Index> sort_by_key(Keys&& keys, X&& x) {
+    return sort_by_key<Index>(exec::parallel, keys, x);
 }
 
 } // namespace layout
