@@ -7,6 +7,7 @@
 //
 // Names:   convert/<Particle|Mixed>/memcpy
 //          convert/<Particle|Mixed>/<src>_to_<dst>/<library|naive>
+//          assign/Particle/<src>_to_<dst>/<reused|fresh>   container `dst = src` (add_assignment)
 // (Google Benchmark appends /manual_time.) Counters: elements, pct_of_memcpy = 100 * median
 // time of the memcpy of the same bytes (measured once in this process, on first use) / median
 // time of this benchmark's iterations.
@@ -38,6 +39,7 @@
 #include <cstring>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <thread>
@@ -411,6 +413,84 @@ void add_direction(std::size_t n) {
     }
 }
 
+/// dst = src between device containers (the README's `soa = aos`), Src -> Dst, timed with
+/// events around the whole assignment (host work, allocation and synchronization included):
+///   reused  dst already holds n elements: the assignment reuses its block
+///   fresh   a new destination each iteration, `device_vector<T, Dst> fresh = src` (the old one
+///           is destroyed outside the timed region)
+/// pct_of_memcpy compares with the same cudaMemcpy as the convert benchmarks. Afterwards the
+/// destination is read back and compared with the input (SkipWithError on a difference), and
+/// `reused` fails if the block or capacity changed.
+template <class T, class Src, class Dst>
+void add_assignment(std::size_t n) {
+    for (const bool reuse : {true, false}) {
+        const std::string name = std::string("assign/") + struct_name<T>() + "/" +
+                                 layout_name(Src{}) + "_to_" + layout_name(Dst{}) +
+                                 (reuse ? "/reused" : "/fresh");
+        benchmark::RegisterBenchmark(name.c_str(), [n, reuse](benchmark::State& state) {
+            try {
+                auto& d = data<T>(n);
+                const device_vector<T, Src>& src = d.template src<Src>();
+                device_vector<T, Dst>& dst = d.template dst<Dst>();
+                std::optional<device_vector<T, Dst>> fresh;
+                const auto first_leaf = layout::detail::leaf_address(dst.view(), 0, 0);
+                const std::size_t capacity = dst.capacity();
+                bench::event_timer timer;
+                dst = src; // warm-up
+                std::vector<double> times;
+                for (auto _ : state) {
+                    double s = 0;
+                    if (reuse) {
+                        s = timer.seconds([&] { dst = src; });
+                    } else {
+                        fresh.reset();
+                        s = timer.seconds([&] { fresh.emplace(src); });
+                    }
+                    state.SetIterationTime(s);
+                    times.push_back(s);
+                }
+                layout::cuda::check(cudaDeviceSynchronize(), "after the timed assignments");
+                if (reuse && (dst.capacity() != capacity ||
+                              layout::detail::leaf_address(dst.view(), 0, 0) != first_leaf)) {
+                    state.SkipWithError("the assignment replaced the destination's block");
+                    return;
+                }
+                const layout::vector<T, Dst> back = reuse ? layout::vector<T, Dst>(dst)
+                                                          : layout::vector<T, Dst>(*fresh);
+                std::size_t leaf = 0;
+                if (const std::size_t i = first_difference(
+                        back.cview(), n,
+                        [&](std::size_t e, auto l) -> const void* {
+                            return &layout::detail::leaf_ref<decltype(l)::value>(d.input[e]);
+                        },
+                        leaf);
+                    i != n) {
+                    const std::string bad = "dst = src differs from the input at element " +
+                                            std::to_string(i) + ", leaf " + std::to_string(leaf);
+                    state.SkipWithError(bad.c_str());
+                    return;
+                }
+                report<T>(state, n, bench::median(times));
+            } catch (const std::exception& e) {
+                state.SkipWithError(e.what());
+            }
+        })
+            ->UseManualTime()
+            ->Unit(benchmark::kMicrosecond);
+    }
+}
+
+template <class T>
+void add_assignments(std::size_t n) {
+    add_assignment<T, aos, soa>(n);
+    add_assignment<T, soa, aos>(n);
+    add_assignment<T, aosoa32, soa>(n);
+    add_assignment<T, soa, aosoa32>(n);
+    add_assignment<T, aos, aosoa32>(n);
+    add_assignment<T, aosoa32, aos>(n);
+    add_assignment<T, aos, aos>(n);
+}
+
 template <class T>
 void add_struct(std::size_t n) {
     add_memcpy<T>(n);
@@ -430,5 +510,6 @@ int main(int argc, char** argv) {
     return bench::gpu_main(argc, argv, std::size_t{32} << 20, [](std::size_t n) {
         convert_bench::add_struct<convert_bench::Particle>(n);
         convert_bench::add_struct<convert_bench::Mixed>(n);
+        convert_bench::add_assignments<convert_bench::Particle>(n);
     });
 }

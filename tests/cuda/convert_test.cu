@@ -5,10 +5,12 @@
 // it writes outside the elements it owns.
 #include "gpu_test.hpp"
 
+#include <layout/copy.hpp>
 #include <layout/cuda/convert.hpp>
 #include <layout/policies.hpp>
 #include <layout/view.hpp>
 
+#include <algorithm>
 #include <array>
 #include <cstddef>
 #include <cstdint>
@@ -337,6 +339,210 @@ TEST_F(convert_gpu, more_than_2_to_the_31_elements) {
     ASSERT_TRUE(check_cuda(cudaDeviceSynchronize(), "convert and count"));
     EXPECT_EQ(*bad, 0u);
     cudaFree(bad);
+}
+
+// ---- member alignas: the leaves at the compiler's offsets ---------------------------------------
+
+struct AlignedMember { // b moved from 4 to 8 by its alignas: bytes 1-7 are padding
+    char a;
+    alignas(8) float b;
+    double c;
+};
+struct AlignedShort { // an over-aligned small leaf in the middle, tail padding to 32
+    float x;
+    alignas(16) short s;
+    char t;
+};
+static_assert(layout::detail::leaf_table<AlignedMember>[1].offset == offsetof(AlignedMember, b));
+static_assert(layout::detail::leaf_table<AlignedMember>[2].offset == offsetof(AlignedMember, c));
+static_assert(layout::detail::leaf_table<AlignedShort>[1].offset == offsetof(AlignedShort, s));
+static_assert(layout::detail::leaf_table<AlignedShort>[2].offset == offsetof(AlignedShort, t));
+
+/// The host conversion of want into layout L, in a block poisoned like a device_block's: the
+/// byte image the device conversion must produce.
+template <class T, class L>
+std::vector<std::byte> host_image(const std::vector<T>& want, std::vector<std::byte>& storage) {
+    const std::size_t n = want.size(), bytes = layout::mapping<T, L>::bytes(n);
+    storage.assign(bytes + 128, std::byte{0xFF});
+    std::byte* base = device_block<T, L>::align(storage);
+    const layout::view<T, L> v(layout::detail::storage<T, L>::from_block(base, n), n);
+    layout::copy(layout::view<const T, lp::aos>(want.data(), n), v);
+    return std::vector<std::byte>(base, base + bytes);
+}
+
+template <class T, class L>
+::testing::AssertionResult same_bytes_as_host(const device_block<T, L>& block,
+                                              const std::vector<T>& want) {
+    std::vector<std::byte> scratch;
+    const std::vector<std::byte> expected = host_image<T, L>(want, scratch);
+    std::vector<std::byte> got(block.bytes);
+    if (cudaMemcpy(got.data(), block.ptr, block.bytes, cudaMemcpyDeviceToHost) != cudaSuccess)
+        return ::testing::AssertionFailure() << "cudaMemcpy D2H failed";
+    if constexpr (std::is_same_v<L, lp::aos>) { // padding: whatever the AoS source had
+        const layout::view<const T, L> v(reinterpret_cast<const T*>(got.data()), want.size());
+        for (std::size_t i = 0; i < want.size(); ++i)
+            if (!(v[i] == want[i]))
+                return ::testing::AssertionFailure() << "element " << i << " differs";
+    } else {
+        for (std::size_t b = 0; b < got.size(); ++b)
+            if (got[b] != expected[b])
+                return ::testing::AssertionFailure() << "byte " << b << " of " << got.size()
+                                                     << " differs from the host conversion";
+    }
+    return ::testing::AssertionSuccess();
+}
+
+/// AoS -> SoA -> AoSoA<32> -> AoSoA<3> -> AoS on the device, each stage against the host.
+template <class T>
+void aligned_chain(std::size_t n) {
+    SCOPED_TRACE(std::string(std::is_same_v<T, AlignedMember> ? "AlignedMember" : "AlignedShort") +
+                 ", n = " + std::to_string(n));
+    const std::vector<T> want = random_elements<T>(n, 99u + unsigned(n));
+    device_block<T, lp::aos> aos(n), back(n);
+    device_block<T, lp::soa> soa(n);
+    device_block<T, lp::aosoa<32>> blocks(n);
+    device_block<T, lp::aosoa<3>> threes(n);
+    aos.upload(want);
+    layout::cuda::convert(soa.view(), layout::view<const T, lp::aos>(aos.view()));
+    layout::cuda::convert(blocks.view(), layout::view<const T, lp::soa>(soa.view()));
+    layout::cuda::convert(threes.view(), layout::view<const T, lp::aosoa<32>>(blocks.view()));
+    layout::cuda::convert(back.view(), layout::view<const T, lp::aosoa<3>>(threes.view()));
+    ASSERT_TRUE(check_cuda(cudaDeviceSynchronize(), "the conversions"));
+    EXPECT_TRUE(holds(soa, want)) << "soa";
+    EXPECT_TRUE(holds(blocks, want)) << "aosoa32";
+    EXPECT_TRUE(holds(threes, want)) << "aosoa3";
+    EXPECT_TRUE(holds(back, want)) << "back to aos";
+    EXPECT_TRUE(same_bytes_as_host(soa, want)) << "soa";
+    EXPECT_TRUE(same_bytes_as_host(blocks, want)) << "aosoa32";
+    EXPECT_TRUE(same_bytes_as_host(threes, want)) << "aosoa3";
+    EXPECT_TRUE(same_bytes_as_host(back, want)) << "back to aos";
+}
+
+TEST_F(convert_gpu, alignas_members_convert_like_the_host) {
+    for (std::size_t n : {1u, 33u, 1000u, 100003u}) {
+        aligned_chain<AlignedMember>(n);
+        aligned_chain<AlignedShort>(n);
+    }
+}
+
+// ---- overlapping views: the result is the old source, as with memmove ---------------------------
+
+/// A view of n elements of T in layout L starting at element `first` of a block of capacity
+/// `capacity` (SoA: each column shifted; AoS: the pointer; AoSoA: first must be whole blocks).
+template <class T, class L>
+layout::view<T, L> sub_view(void* block, std::size_t capacity, std::size_t first, std::size_t n) {
+    auto s = layout::detail::storage<T, L>::from_block(block, capacity);
+    if constexpr (std::is_same_v<L, lp::soa>) {
+        for (std::size_t l = 0; l < layout::leaf_count_v<T>; ++l)
+            s.columns[l] = static_cast<std::byte*>(s.columns[l]) +
+                           first * layout::detail::leaf_table<T>[l].size;
+    } else if constexpr (std::is_same_v<L, lp::aos>) {
+        s.data += first;
+    } else {
+        s.data += first / L::lanes * layout::mapping<T, L>::block_bytes;
+    }
+    return {s, n};
+}
+
+/// Elements [0, v.size()) of a view into block (bytes long, on the device), read on the host.
+template <class T, class L>
+std::vector<T> download(const layout::view<T, L>& v, const void* block, std::size_t bytes) {
+    std::vector<std::byte> image(bytes + 128);
+    std::byte* base = device_block<T, L>::align(image);
+    check_cuda(cudaMemcpy(base, block, bytes, cudaMemcpyDeviceToHost), "cudaMemcpy D2H");
+    auto s = v.storage();
+    const auto moved = [&](auto* p) {
+        using P = decltype(p);
+        return reinterpret_cast<P>(base + (reinterpret_cast<const std::byte*>(p) -
+                                           static_cast<const std::byte*>(block)));
+    };
+    if constexpr (std::is_same_v<L, lp::soa>)
+        for (auto& column : s.columns) column = moved(column);
+    else
+        s.data = moved(s.data);
+    const layout::view<T, L> host(s, v.size());
+    std::vector<T> out;
+    for (std::size_t i = 0; i < v.size(); ++i) out.push_back(host[i]);
+    return out;
+}
+
+template <class T>
+::testing::AssertionResult same_elements(const std::vector<T>& got, const std::vector<T>& want) {
+    if (got.size() != want.size()) return ::testing::AssertionFailure() << "sizes differ";
+    for (std::size_t i = 0; i < want.size(); ++i)
+        if (!(layout::view<const T, lp::aos>(got.data(), got.size())[i] == want[i]))
+            return ::testing::AssertionFailure() << "element " << i << " differs";
+    return ::testing::AssertionSuccess();
+}
+
+/// One layout, src = [0, n) and dst = [shift, shift + n) of one block, both directions.
+template <class T, class L>
+void same_layout_overlap(std::size_t n, std::size_t shift) {
+    SCOPED_TRACE(layout_name<L>() + ", n = " + std::to_string(n) + ", shift " +
+                 std::to_string(shift));
+    const std::size_t capacity = n + shift;
+    const std::vector<T> all = random_elements<T>(capacity, 5u + unsigned(n + shift));
+    for (const bool forward : {true, false}) {
+        device_block<T, L> block(capacity);
+        block.upload(all);
+        const std::size_t from = forward ? 0 : shift, to = forward ? shift : 0;
+        const auto src = sub_view<T, L>(block.ptr, capacity, from, n);
+        const auto dst = sub_view<T, L>(block.ptr, capacity, to, n);
+        layout::cuda::convert(dst, layout::view<const T, L>(src));
+        ASSERT_TRUE(check_cuda(cudaDeviceSynchronize(), "overlapping convert"));
+        std::vector<T> want = all; // the model: memmove
+        std::copy(all.begin() + long(from), all.begin() + long(from + n), want.begin() + long(to));
+        const auto whole = sub_view<T, L>(block.ptr, capacity, 0, capacity);
+        EXPECT_TRUE(same_elements(download(whole, block.ptr, block.bytes), want))
+            << (forward ? "forward" : "backward");
+    }
+}
+
+TEST_F(convert_gpu, overlapping_views_of_one_layout_move_like_memmove) {
+    for (std::size_t n : {40u, 1000u, 100003u}) {
+        same_layout_overlap<Mixed, lp::aos>(n, 1);
+        same_layout_overlap<Mixed, lp::aos>(n, 17);
+        same_layout_overlap<Mixed, lp::soa>(n, 1);
+        same_layout_overlap<Mixed, lp::soa>(n, 33);
+        same_layout_overlap<Mixed, lp::aosoa<32>>(n, 32);
+        same_layout_overlap<Mixed, lp::aosoa<3>>(n, 3);
+    }
+    same_layout_overlap<Particle, lp::aosoa<8>>(1003, 8 * 7);
+}
+
+/// Src and Dst layouts over the same bytes: dst must hold the old src, which the conversion
+/// reads from a copy (in place, later elements of src would be overwritten first).
+template <class T, class Dst, class Src>
+void cross_layout_overlap(std::size_t n) {
+    SCOPED_TRACE(layout_name<Src>() + " -> " + layout_name<Dst>() + " over the same bytes, n = " +
+                 std::to_string(n));
+    const std::vector<T> want = random_elements<T>(n, 77u + unsigned(n));
+    const std::size_t bytes =
+        std::max(layout::mapping<T, Src>::bytes(n + 32), layout::mapping<T, Dst>::bytes(n + 32));
+    void* block = nullptr;
+    ASSERT_TRUE(check_cuda(cudaMalloc(&block, bytes), "cudaMalloc"));
+    {
+        device_block<T, Src> staged(n);
+        staged.upload(want);
+        const layout::view<T, Src> src(layout::detail::storage<T, Src>::from_block(block, n), n);
+        layout::cuda::convert(src, layout::view<const T, Src>(staged.view())); // no overlap
+        const layout::view<T, Dst> dst(layout::detail::storage<T, Dst>::from_block(block, n), n);
+        layout::cuda::convert(dst, layout::view<const T, Src>(src));
+        ASSERT_TRUE(check_cuda(cudaDeviceSynchronize(), "overlapping convert"));
+        EXPECT_TRUE(same_elements(download(dst, block, bytes), want));
+    }
+    cudaFree(block);
+}
+
+TEST_F(convert_gpu, overlapping_views_of_two_layouts_convert_through_a_copy) {
+    for (std::size_t n : {1u, 33u, 1000u, 100003u}) {
+        cross_layout_overlap<Mixed, lp::soa, lp::aos>(n);
+        cross_layout_overlap<Mixed, lp::aos, lp::soa>(n);
+        cross_layout_overlap<Mixed, lp::aosoa<32>, lp::aos>(n);
+        cross_layout_overlap<Mixed, lp::aos, lp::aosoa<32>>(n);
+        cross_layout_overlap<Particle, lp::aosoa<8>, lp::soa>(n);
+        cross_layout_overlap<Particle, lp::soa, lp::aosoa<3>>(n);
+    }
 }
 
 // ---- errors -----------------------------------------------------------------------------------

@@ -12,6 +12,7 @@
 #include <cuda_runtime.h>
 
 #include <cstddef>
+#include <cstdint>
 #include <string>
 #include <type_traits>
 #include <vector>
@@ -237,6 +238,87 @@ TYPED_TEST(device_containers, copy_and_move_of_device_containers) {
     const D filled(9, model[3]);
     const host_container<TypeParam, Body> hf = filled;
     EXPECT_TRUE(container_matches(hf, std::vector<Body>(9, model[3])));
+}
+
+// ---- assignment reuses the destination's block --------------------------------------------------
+
+/// The address of a container's block (its first leaf), from the pointers only: unchanged by an
+/// assignment that reuses the block, whatever memory it is in.
+template <class C>
+std::uintptr_t block_of(const C& c) {
+    return layout::detail::leaf_address(c.view(), 0, 0);
+}
+
+/// dst = src into a destination whose capacity holds the source: device <- device across every
+/// pair of layouts, device <- host, host <- device and device <- pinned. Each time the block
+/// and capacity stay what they were (no cudaMalloc, no zeroing pass) and the contents are the
+/// source's, checked on the host against the model.
+template <class T, class DeviceLayout>
+void assigns_into_capacity(std::size_t n) {
+    std::mt19937 g(static_cast<unsigned>(n) + 31);
+    const std::vector<T> old = random_values<T>(g, n + 50);
+    device_container<DeviceLayout, T> dst = host_container<DeviceLayout, T>(old.begin(), old.end());
+    const std::size_t capacity = dst.capacity();
+    const std::uintptr_t block = block_of(dst);
+    const auto same_block = [&](const char* what) {
+        EXPECT_EQ(dst.capacity(), capacity) << what;
+        EXPECT_EQ(block_of(dst), block) << what << ": the block was replaced";
+    };
+    const auto holds = [&](const std::vector<T>& model, const char* what) {
+        const host_container<aos_layout, T> back = dst;
+        EXPECT_TRUE(view_matches(back, model)) << what;
+    };
+    for_each_layout([&]<class S>(std::type_identity<S>) {
+        SCOPED_TRACE(type_name<T>() + ", n = " + std::to_string(n) + ", source " + S::name() +
+                     ", device " + DeviceLayout::name());
+        const std::vector<T> a = random_values<T>(g, n), b = random_values<T>(g, n - n / 3);
+        const device_container<S, T> dev_src = host_container<S, T>(a.begin(), a.end());
+        dst = dev_src; // device -> device
+        same_block("device to device");
+        holds(a, "device to device");
+
+        const host_container<S, T> host_src(b.begin(), b.end());
+        dst = host_src; // host -> device (shrinks: the next check must not see a's tail)
+        same_block("host to device");
+        holds(b, "host to device");
+
+        host_container<S, T> host_dst(old.begin(), old.end()); // device -> host, reusing
+        const std::uintptr_t host_block = block_of(host_dst);
+        const std::size_t host_capacity = host_dst.capacity();
+        host_dst = dst;
+        EXPECT_EQ(host_dst.capacity(), host_capacity);
+        EXPECT_EQ(block_of(host_dst), host_block);
+        EXPECT_TRUE(view_matches(host_dst, b)) << "device to host";
+
+        const pinned_container<S, T> pinned_src(a.begin(), a.end());
+        dst = pinned_src; // pinned -> device
+        same_block("pinned to device");
+        holds(a, "pinned to device");
+
+        const device_container<DeviceLayout, T>& alias = dst;
+        dst = alias; // self-assignment
+        same_block("self-assignment");
+        holds(a, "self-assignment");
+    });
+    dst.assign(n + 10, old[4]); // fill on the device, in place
+    same_block("assign(n, value)");
+    holds(std::vector<T>(n + 10, old[4]), "assign(n, value)");
+
+    // Past capacity: a new block, and still the right contents.
+    const std::vector<T> more = random_values<T>(g, capacity + 1);
+    const device_container<soa_layout, T> big =
+        host_container<soa_layout, T>(more.begin(), more.end());
+    dst = big;
+    EXPECT_GE(dst.capacity(), more.size());
+    holds(more, "past capacity");
+}
+
+TYPED_TEST(device_containers, assignment_reuses_capacity) {
+    for (std::size_t n : {std::size_t{3}, std::size_t{33}, std::size_t{5000}}) {
+        assigns_into_capacity<Particle, TypeParam>(n);
+        assigns_into_capacity<Body, TypeParam>(n);
+    }
+    assigns_into_capacity<Mixed, TypeParam>(100003);
 }
 
 // ---- a drift kernel -----------------------------------------------------------------------------

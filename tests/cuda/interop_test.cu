@@ -77,6 +77,25 @@ static_assert(std::is_trivially_copyable_v<decltype(layout::cuda::column_mdspan<
 static_assert(std::is_trivially_copyable_v<decltype(layout::cuda::column_mdspan<&P::w>(
                   std::declval<aosoa_view>()))>);
 
+// A container's column binds to a named container (a view or span of it lives as long as the
+// name) but not to a temporary, whose block is freed at the end of the statement: the rvalue
+// overloads are deleted (tests/compile_fail/cuda_column_span_temporary.cpp shows the message).
+// Views are not owners: a temporary view is fine.
+template <class C>
+concept has_column_span = requires(C&& c) { layout::cuda::column_span<&P::x>(std::forward<C>(c)); };
+template <class C>
+concept has_column_mdspan =
+    requires(C&& c) { layout::cuda::column_mdspan<&P::x>(std::forward<C>(c)); };
+using device_soa = layout::cuda::soa_vector<P>;
+using device_aos = layout::cuda::aos_vector<P>;
+static_assert(has_column_span<device_soa&> && has_column_span<const device_soa&>);
+static_assert(!has_column_span<device_soa> && !has_column_span<const device_soa>);
+static_assert(has_column_span<soa_view>);
+static_assert(has_column_mdspan<device_aos&> && has_column_mdspan<const device_aos&>);
+static_assert(!has_column_mdspan<device_aos> && !has_column_mdspan<const device_aos>);
+static_assert(!has_column_mdspan<layout::soa_vector<P>>); // host containers too
+static_assert(has_column_mdspan<aos_view>);
+
 // The documented example of layout_aosoa, in constant evaluation.
 constexpr bool aosoa_mapping_example() {
     const layout::cuda::layout_aosoa<32, 256>::mapping<ext> m(ext(70));
@@ -130,7 +149,8 @@ TEST(interop_host, span_of_a_soa_column) {
     const auto m = layout::cuda::column_mdspan<&P::y>(c);
     EXPECT_EQ(m.data_handle(), y.data());
     EXPECT_EQ(m.stride(0), 1u);
-    const auto s = layout::cuda::column_mdspan<&P::y>(layout::aos_vector<P>(c));
+    const layout::aos_vector<P> aos(c); // named: an mdspan of a temporary would dangle
+    const auto s = layout::cuda::column_mdspan<&P::y>(aos);
     EXPECT_EQ(s.stride(0), sizeof(P) / sizeof(float));
 }
 

@@ -4,7 +4,11 @@
 ///     layout::cuda::convert(soa_view, aos_view);            // dst, src; any two layouts of one T
 ///     layout::cuda::convert(aosoa_view, soa_view, stream);  // asynchronous, like a kernel launch
 ///
-/// Both views must be in memory the GPU can reach and must not overlap. What runs:
+/// Both views must be in memory the GPU can reach. They may overlap (two ranges of one
+/// container, a view of the other's block), as with std::memmove: the result is the old src.
+/// Overlapping views go through a temporary copy of src (stream-ordered, cudaMallocAsync),
+/// because kernels assume their views' leaves alias nothing and cudaMemcpy's overlapping ranges
+/// are undefined. What runs otherwise:
 ///
 ///     same layout          cudaMemcpyAsync per contiguous run (AoS: 1, SoA: 1 per leaf,
 ///                          AoSoA: the whole blocks, then a kernel for a partial last block)
@@ -24,6 +28,7 @@
 #endif
 
 #include "../config.hpp"
+#include "../copy.hpp"
 #include "../policies.hpp"
 #include "../reflect.hpp"
 #include "../view.hpp"
@@ -87,6 +92,42 @@ inline void copy_async(void* dst, const void* src, std::size_t bytes, cudaStream
               "cudaMemcpyAsync in layout::cuda::convert");
 }
 
+/// A device block for n elements in Layout, allocated and freed in stream order, so that
+/// using it synchronizes nothing.
+template <class T, class Layout>
+class stream_scratch {
+public:
+    stream_scratch(std::size_t n, cudaStream_t stream)
+        : n_(n), capacity_(rounded(n)), bytes_(mapping<T, Layout>::bytes(capacity_)),
+          stream_(stream) {
+        const cudaError_t code = cudaMallocAsync(&block_, bytes_, stream);
+        if (code != cudaSuccess) {
+            cudaGetLastError(); // an allocation failure is not sticky: clear it
+            throw bad_alloc(bytes_, "layout: cudaMallocAsync of " + std::to_string(bytes_) +
+                                        " bytes for an overlapping layout::cuda::convert failed: " +
+                                        cudaGetErrorString(code));
+        }
+    }
+    stream_scratch(const stream_scratch&) = delete;
+    stream_scratch& operator=(const stream_scratch&) = delete;
+    ~stream_scratch() { cudaFreeAsync(block_, stream_); }
+
+    layout::view<T, Layout> view_of() const noexcept {
+        using view = layout::view<T, Layout>;
+        return view(view::storage_type::from_block(block_, capacity_), n_);
+    }
+
+private:
+    static std::size_t rounded(std::size_t n) noexcept { // AoSoA blocks are whole
+        if constexpr (is_aosoa_v<Layout>)
+            return (n + Layout::lanes - 1) / Layout::lanes * Layout::lanes;
+        return n;
+    }
+    std::size_t n_, capacity_, bytes_;
+    cudaStream_t stream_;
+    void* block_ = nullptr;
+};
+
 } // namespace detail
 
 /// Converts the n = src.size() elements of src into dst, on the GPU, asynchronously on stream.
@@ -104,6 +145,14 @@ void convert(layout::view<T, DstLayout> dst, layout::view<const T, SrcLayout> sr
                                 std::to_string(src.size()) + ")");
     const std::size_t n = src.size();
     if (n == 0) return;
+    if (layout::detail::views_overlap(dst, src)) {
+        // Neither copy below overlaps: the scratch block is fresh.
+        const detail::stream_scratch<T, SrcLayout> scratch(n, stream);
+        const layout::view<T, SrcLayout> copy = scratch.view_of();
+        convert(copy, src, stream);
+        convert(dst, layout::view<const T, SrcLayout>(copy), stream);
+        return;
+    }
 
     using shape = detail::tile_shape<T>;
     constexpr bool same = std::is_same_v<DstLayout, SrcLayout>;

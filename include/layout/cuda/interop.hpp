@@ -19,8 +19,9 @@
 ///                               B = block bytes / sizeof(E): i -> (i / N) * B + i % N
 ///
 /// AoS and AoSoA columns are not contiguous, so they have no span. Each function takes a view,
-/// in any memory (the result points where the view points; host-device), or a container (its
-/// view(); a const container gives const leaves; host only). Columns are named as in
+/// in any memory (the result points where the view points; host-device), or a named container
+/// (its view(); a const container gives const leaves; host only; a temporary container is
+/// refused, as its block is freed at the end of the statement). Columns are named as in
 /// view::column: column_mdspan<&Body::pos, &Vec3::y>(v). The host-side std::span and
 /// strided_span are in <layout/span.hpp>.
 ///
@@ -186,6 +187,13 @@ template <auto Key, auto... Rest, class T, class L, class M>
 auto column_span(const layout::vector<T, L, M>& c) noexcept {
     return column_span<Key, Rest...>(c.view());
 }
+// A span of a temporary container (column_span<&P::x>(make_device_soa())) would point into a
+// block freed at the end of the statement: ill-formed (compilers show the comment on the
+// deleted line). A view is fine.
+template <auto Key, auto... Rest, class T, class L, class M>
+void column_span(vector<T, L, M>&&) = delete; // layout: would dangle; name the container
+template <auto Key, auto... Rest, class T, class L, class M>
+void column_span(const vector<T, L, M>&&) = delete; // layout: would dangle; name the container
 
 /// One leaf of every element of a view of any layout as a cuda::std::mdspan of rank 1: m(i) is
 /// element i's leaf, m.extent(0) the view's size.
@@ -207,5 +215,10 @@ template <auto Key, auto... Rest, class T, class L, class M>
 auto column_mdspan(const layout::vector<T, L, M>& c) noexcept {
     return column_mdspan<Key, Rest...>(c.view());
 }
+// The same for an mdspan of a temporary container.
+template <auto Key, auto... Rest, class T, class L, class M>
+void column_mdspan(vector<T, L, M>&&) = delete; // layout: would dangle; name the container
+template <auto Key, auto... Rest, class T, class L, class M>
+void column_mdspan(const vector<T, L, M>&&) = delete; // layout: would dangle; name the container
 
 } // namespace layout::cuda

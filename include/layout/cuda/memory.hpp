@@ -7,7 +7,9 @@
 ///     drift<<<blocks, 256>>>(dev.view(), dt);
 ///
 /// Copies are synchronous with respect to the host (like cudaMemcpy): when a constructor or
-/// assignment returns, the data is there. A failed device allocation throws
+/// assignment returns, the data is there. Assignment (`soa = aos`, `dev = host`, `host = dev`,
+/// assign(n, value)) reuses the destination's block when the source fits in its capacity, as
+/// std::vector does: no cudaMalloc, no zeroing pass, only the copy or conversion. A failed device allocation throws
 /// layout::cuda::bad_alloc naming the size, and the container is left as it was.
 #pragma once
 
