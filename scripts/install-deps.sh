@@ -6,6 +6,7 @@
 # install is only a warning): Ninja, clang (Debian 12's clang is clang 14: scripts/test.sh builds
 # the tests with it too, and stops if it is missing unless LAYOUT_CLANG=0), clang's sanitizer and
 # libFuzzer runtimes (scripts/fuzz.sh), GoogleMock, Google Benchmark.
+# Open MPI (libopenmpi-dev, openmpi-bin) is required too: CI runs the mpi tests.
 set -euo pipefail
 
 have_pkg() { dpkg -s "$1" >/dev/null 2>&1; }
@@ -33,8 +34,13 @@ fuzzer_present() {
 }
 
 required=(cmake:cmake g++:g++ libgtest-dev:/usr/include/gtest/gtest.h)
+# MPI (Open MPI): layout::mpi and its tests (label mpi), which CI must run, so it is required.
+required+=(libopenmpi-dev:mpicxx openmpi-bin:mpirun)
 optional=(ninja-build:ninja clang:clang++ libgmock-dev:/usr/include/gmock/gmock.h
           libbenchmark-dev:/usr/include/benchmark/benchmark.h)
+# LAMMPS (lmp): the MD example's validation against it (tests/md, md.lammps.*), which skips
+# where lmp is missing; CI installs it.
+optional+=(lammps:lmp)
 
 missing_required=()
 missing_optional=()
