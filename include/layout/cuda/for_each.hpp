@@ -1,9 +1,9 @@
 /// \file cuda/for_each.hpp
 /// Runs an element-wise kernel over a view on the GPU: f(v, i) for every i.
 ///
-///     layout::cuda::for_each_index(dev.view(), drift{0.01f});      // elements per thread chosen
-///     layout::cuda::for_each_index<1>(dev.view(), drift{0.01f});   // one per thread, like a raw kernel
+///     layout::cuda::for_each_index(dev.view(), drift{0.01f});      // one per thread, like a raw kernel
 ///     layout::cuda::for_each_index<4>(dev.view(), drift{0.01f});   // 4 elements per thread
+///     layout::cuda::for_each_index<layout::cuda::per_thread_auto>(dev.view(), drift{0.01f});
 ///
 /// The kernel receives the view's pointers as separate __restrict__ parameters, one per SoA
 /// column, so the compiler knows what a hand-written kernel's signature tells it: a store to one
@@ -19,8 +19,9 @@
 /// whose columns are not so aligned, the elements of a thread are blockDim.x apart instead, so
 /// that the accesses stay coalesced and more of them are in flight per thread.
 ///
-/// By default (per_thread_auto) the count comes from the layout: default_per_thread<T, Layout>.
-/// The measurements behind it are in bench/results (per_thread_gpu).
+/// for_each_index<per_thread_auto> lets the layout choose (default_per_thread<T, Layout>) when the
+/// launch is large enough to fill the device with fewer threads, else one per thread. It is not
+/// the default: measurements behind that are in bench/results/h100-2026-11-24.
 #pragma once
 
 #if !defined(__CUDACC__)
@@ -42,16 +43,16 @@
 
 namespace layout::cuda {
 
-/// for_each_index<per_thread_auto>: let the layout choose the elements per thread.
+/// for_each_index<per_thread_auto>: let the layout and the size choose the elements per thread.
 inline constexpr std::size_t per_thread_auto = 0;
 
-/// Elements per thread that for_each_index gives a kernel by default, per layout. SoA: enough
-/// consecutive elements for one 16-byte access to the widest column (4 for float columns, 2
-/// for double). AoS and AoSoA: one, the raw kernel's shape. Measured on an H100
-/// (bench/per_thread_gpu, bench/results/h100-2026-11-24): SoA one_field 1.19x faster with 4
-/// than with 1; AoS drift is 1.29x faster with 2, but one_field and most_fields 2% slower, so
-/// AoS keeps 1 (ask for for_each_index<2> where a kernel reads several fields); AoSoA gains
-/// nothing.
+/// Elements per thread that for_each_index<per_thread_auto> gives a kernel, per layout. SoA:
+/// enough consecutive elements for one 16-byte access to the widest column (4 for float
+/// columns, 2 for double). AoS and AoSoA: one. Measured on an H100 (bench/per_thread_gpu,
+/// bench/results/h100-2026-11-24): SoA one_field 1.21x faster with 4 than with 1, drift 1.04x;
+/// AoS drift 1.29x faster with 2, but one_field and most_fields 2% slower; AoSoA gains nothing.
+/// Not the default count: the MD force kernel under SoA (32,000 atoms, a neighbour loop per
+/// element) ran 1.7x slower with 2 per thread, half the threads leaving SMs idle.
 template <class T, class Layout>
 inline constexpr std::size_t default_per_thread = 1;
 template <class T>
@@ -151,41 +152,65 @@ bool aligned_to(std::size_t elements, Pointee*... pointers) {
 
 } // namespace detail
 
+namespace detail {
+/// Whether n elements at per_thread a thread still fill every SM of the current device with
+/// full blocks of threads (2048 threads an SM on sm_90): with fewer threads than that, giving
+/// each more elements leaves SMs idle.
+inline bool fills_device(std::size_t n, std::size_t per_thread) {
+    int device = 0, sms = 0;
+    if (cudaGetDevice(&device) != cudaSuccess ||
+        cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device) != cudaSuccess) {
+        (void)cudaGetLastError();
+        return false;
+    }
+    return n / per_thread >= std::size_t(sms) * 2048;
+}
+
+template <std::size_t PerThread, class T, class Layout, class F>
+void launch_for_each(const view<T, Layout>& v, const F& f, cudaStream_t stream, unsigned block) {
+    const std::size_t threads = (v.size() + PerThread - 1) / PerThread;
+    const std::size_t blocks = (threads + block - 1) / block;
+    if (blocks > 0x7fffffffu)
+        throw std::length_error("layout::cuda::for_each_index: too many elements for one grid");
+    const dim3 grid(static_cast<unsigned>(blocks));
+    pointer_pack<T, Layout>::apply(v, [&]<class... Pointee>(Pointee*... pointers) {
+        if constexpr (PerThread == 1) {
+            for_each_index_kernel<T, Layout><<<grid, block, 0, stream>>>(f, v.size(), pointers...);
+        } else {
+            if constexpr (std::is_same_v<Layout, policy::soa>) {
+                if (aligned_to(PerThread, pointers...)) {
+                    for_each_index_block_kernel<T, Layout, PerThread, true>
+                        <<<grid, block, 0, stream>>>(f, v.size(), pointers...);
+                    return;
+                }
+            }
+            for_each_index_block_kernel<T, Layout, PerThread, false>
+                <<<grid, block, 0, stream>>>(f, v.size(), pointers...);
+        }
+    });
+    check_launch("layout::cuda::for_each_index");
+}
+} // namespace detail
+
 /// Launches f(v, i) for every i on stream (asynchronous, like a kernel launch), PerThread
-/// elements per thread (1, 2, 4 or 8; per_thread_auto: default_per_thread), `block` threads per
-/// block.
-template <std::size_t PerThread = per_thread_auto, class T, class Layout, class F>
+/// elements per thread (1, 2, 4 or 8; per_thread_auto: default_per_thread where the launch
+/// still fills the device, else 1), `block` threads per block.
+template <std::size_t PerThread = 1, class T, class Layout, class F>
 void for_each_index(const view<T, Layout>& v, const F& f, cudaStream_t stream = 0,
                     unsigned block = 256) {
     static_assert(PerThread == per_thread_auto || PerThread == 1 || PerThread == 2 ||
                       PerThread == 4 || PerThread == 8,
                   "layout: for_each_index<PerThread>: PerThread is 1, 2, 4 or 8 (or per_thread_auto)");
-    constexpr std::size_t per_thread = PerThread == per_thread_auto
-                                           ? default_per_thread<std::remove_const_t<T>, Layout>
-                                           : PerThread;
     if (v.size() == 0) return;
-    const std::size_t threads = (v.size() + per_thread - 1) / per_thread;
-    const std::size_t blocks = (threads + block - 1) / block;
-    if (blocks > 0x7fffffffu)
-        throw std::length_error("layout::cuda::for_each_index: too many elements for one grid");
-    const dim3 grid(static_cast<unsigned>(blocks));
-    detail::pointer_pack<T, Layout>::apply(v, [&]<class... Pointee>(Pointee*... pointers) {
-        if constexpr (per_thread == 1) {
-            detail::for_each_index_kernel<T, Layout>
-                <<<grid, block, 0, stream>>>(f, v.size(), pointers...);
-        } else {
-            if constexpr (std::is_same_v<Layout, policy::soa>) {
-                if (detail::aligned_to(per_thread, pointers...)) {
-                    detail::for_each_index_block_kernel<T, Layout, per_thread, true>
-                        <<<grid, block, 0, stream>>>(f, v.size(), pointers...);
-                    return;
-                }
-            }
-            detail::for_each_index_block_kernel<T, Layout, per_thread, false>
-                <<<grid, block, 0, stream>>>(f, v.size(), pointers...);
-        }
-    });
-    check_launch("layout::cuda::for_each_index");
+    if constexpr (PerThread == per_thread_auto) {
+        constexpr std::size_t chosen = default_per_thread<std::remove_const_t<T>, Layout>;
+        if (chosen > 1 && detail::fills_device(v.size(), chosen))
+            detail::launch_for_each<chosen>(v, f, stream, block);
+        else
+            detail::launch_for_each<1>(v, f, stream, block);
+    } else {
+        detail::launch_for_each<PerThread>(v, f, stream, block);
+    }
 }
 
 } // namespace layout::cuda
