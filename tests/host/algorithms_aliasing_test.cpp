@@ -247,25 +247,6 @@ TYPED_TEST(key_overlap, keys_overlapping_x_otherwise_throw_and_change_nothing) {
 
 // ---- overlapping copies ---------------------------------------------------------------------------
 
-/// A view of v's first n elements shifted by `by` elements (whole blocks for AoSoA): pointer
-/// arithmetic on the storage, as a user's hand-made view would do.
-template <class T, class L>
-layout::view<T, L> shifted(const layout::view<T, L>& v, std::ptrdiff_t by, std::size_t n) {
-    auto s = v.storage();
-    if constexpr (std::is_same_v<L, layout::policy::soa>) {
-        for (std::size_t l = 0; l < layout::leaf_count_v<std::remove_const_t<T>>; ++l)
-            s.columns[l] = static_cast<std::byte*>(s.columns[l]) +
-                           by * static_cast<std::ptrdiff_t>(
-                                    layout::detail::leaf_table<std::remove_const_t<T>>[l].size);
-    } else if constexpr (std::is_same_v<L, layout::policy::aos>) {
-        s.data += by;
-    } else {
-        s.data += by / static_cast<std::ptrdiff_t>(L::lanes) *
-                  static_cast<std::ptrdiff_t>(layout::mapping<std::remove_const_t<T>, L>::block_bytes);
-    }
-    return layout::view<T, L>(s, n);
-}
-
 template <class C>
 class overlapping_copy : public ::testing::Test {};
 TYPED_TEST_SUITE(overlapping_copy, all_combos, combo_names);

@@ -25,6 +25,7 @@ namespace {
 using layout_test::all_combos;
 using layout_test::combo_names;
 using layout_test::Particle;
+using layout_test::shifted;
 using layout_test::random_indices;
 using layout_test::random_permutation;
 using layout_test::random_values;
@@ -35,24 +36,6 @@ using layout_test::to_std;
 constexpr layout::exec::parallel_policy threaded{1};
 
 const std::vector<std::size_t> sizes = {0, 1, 63, 64, 65, 1000, 4099};
-
-/// The same view moved by `by` elements (whole blocks under AoSoA), n elements long.
-template <class T, class L>
-layout::view<T, L> shifted(const layout::view<T, L>& v, std::ptrdiff_t by, std::size_t n) {
-    auto s = v.storage();
-    if constexpr (std::is_same_v<L, layout::policy::soa>) {
-        for (std::size_t l = 0; l < layout::leaf_count_v<std::remove_const_t<T>>; ++l)
-            s.columns[l] = static_cast<std::byte*>(s.columns[l]) +
-                           by * static_cast<std::ptrdiff_t>(
-                                    layout::detail::leaf_table<std::remove_const_t<T>>[l].size);
-    } else if constexpr (std::is_same_v<L, layout::policy::aos>) {
-        s.data += by;
-    } else {
-        s.data += by / static_cast<std::ptrdiff_t>(L::lanes) *
-                  static_cast<std::ptrdiff_t>(layout::mapping<std::remove_const_t<T>, L>::block_bytes);
-    }
-    return layout::view<T, L>(s, n);
-}
 
 template <class Combo>
 class parallel_algorithms : public ::testing::Test {};

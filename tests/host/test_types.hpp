@@ -357,4 +357,23 @@ auto to_std(const Container& c) {
     return out;
 }
 
+/// The same view moved by `by` elements (whole blocks under AoSoA), n elements long: pointer
+/// arithmetic on the storage, as a user's hand-made view would do (overlapping-copy tests).
+template <class T, class L>
+layout::view<T, L> shifted(const layout::view<T, L>& v, std::ptrdiff_t by, std::size_t n) {
+    auto s = v.storage();
+    if constexpr (std::is_same_v<L, layout::policy::soa>) {
+        for (std::size_t l = 0; l < layout::leaf_count_v<std::remove_const_t<T>>; ++l)
+            s.columns[l] = static_cast<std::byte*>(s.columns[l]) +
+                           by * static_cast<std::ptrdiff_t>(
+                                    layout::detail::leaf_table<std::remove_const_t<T>>[l].size);
+    } else if constexpr (std::is_same_v<L, layout::policy::aos>) {
+        s.data += by;
+    } else {
+        s.data += by / static_cast<std::ptrdiff_t>(L::lanes) *
+                  static_cast<std::ptrdiff_t>(layout::mapping<std::remove_const_t<T>, L>::block_bytes);
+    }
+    return layout::view<T, L>(s, n);
+}
+
 } // namespace layout_test
