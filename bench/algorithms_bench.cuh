@@ -25,7 +25,7 @@
 
 #include <layout/cuda/algorithms.hpp>
 #include <layout/cuda/error.hpp>
-#include <layout/cuda/memory.hpp>
+#include <layout/cuda/vector.hpp>
 #include <layout/layout.hpp>
 
 #include <benchmark/benchmark.h>

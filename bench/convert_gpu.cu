@@ -28,7 +28,7 @@
 #include "gpu_common.cuh"
 
 #include <layout/cuda/convert.hpp>
-#include <layout/cuda/memory.hpp>
+#include <layout/cuda/vector.hpp>
 #include <layout/layout.hpp>
 
 #include <benchmark/benchmark.h>

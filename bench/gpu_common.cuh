@@ -15,7 +15,7 @@
 #include "bench_main.hpp"
 
 #include <layout/cuda/error.hpp>
-#include <layout/cuda/memory.hpp>
+#include <layout/cuda/vector.hpp>
 #include <layout/layout.hpp>
 
 #include <benchmark/benchmark.h>

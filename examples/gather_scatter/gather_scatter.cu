@@ -16,7 +16,7 @@
 #include <layout/cuda/algorithms.hpp>
 #include <layout/cuda/error.hpp>
 #include <layout/cuda/for_each.hpp>
-#include <layout/cuda/memory.hpp>
+#include <layout/cuda/vector.hpp>
 
 #include <cuda_runtime.h>
 

@@ -13,7 +13,7 @@
 #include <layout/cuda/algorithms.hpp>
 #include <layout/cuda/error.hpp>
 #include <layout/cuda/for_each.hpp>
-#include <layout/cuda/memory.hpp>
+#include <layout/cuda/vector.hpp>
 
 #include <thrust/execution_policy.h>
 #include <thrust/reduce.h>
@@ -46,7 +46,7 @@ struct device_backend {
     template <class T>
     static void zeros(array<T>& a, std::size_t n) {
         a = array<T>(); // free first: the neighbor list can be large
-        a = array<T>(n); // device blocks are zeroed when allocated
+        a = array<T>(n); // n value-initialized (zero) elements
     }
     template <class T>
     static array<T> to_device(const std::vector<T>& h) {

@@ -211,10 +211,10 @@ class host_scratch {
 public:
     explicit host_scratch(std::size_t n)
         : n_(n), bytes_(mapping<T, Layout>::bytes(rounded(n))),
-          block_(host_memory::allocate(bytes_)) {}
+          block_(host_memory::default_resource().allocate(bytes_, block_alignment)) {}
     host_scratch(const host_scratch&) = delete;
     host_scratch& operator=(const host_scratch&) = delete;
-    ~host_scratch() { host_memory::deallocate(block_, bytes_); }
+    ~host_scratch() { host_memory::default_resource().deallocate(block_, bytes_, block_alignment); }
 
     view<T, Layout> view_of() const noexcept {
         return view<T, Layout>(view<T, Layout>::storage_type::from_block(block_, rounded(n_)), n_);

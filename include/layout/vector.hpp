@@ -3,19 +3,33 @@
 ///
 ///     layout::soa_vector<Particle> s(n);              // host, SoA
 ///     layout::aosoa<Particle, 32> chunks = s;         // converting copy to AoSoA<32>
-///     layout::cuda::soa_vector<Particle> dev = s;     // device memory (<layout/cuda/memory.hpp>)
+///     layout::cuda::soa_vector<Particle> dev = s;     // device memory (<layout/cuda/vector.hpp>)
 ///     kernel<<<g, b>>>(dev.view());
 ///     Particle p = s[7];  s[7] = p;  s.push_back(p);  std::sort(s.begin(), s.end(), by_x);
 ///
 /// Growing operations give the strong guarantee: if allocation fails they throw and the
 /// container is as it was. Element access (operator[], iterators, push_back, insert, erase) is
 /// for host-accessible memory; device containers are reached through view() in kernels.
+///
+/// Blocks come from a memory resource (<layout/memory_resource.hpp>; the memory space's default
+/// unless one is given) and the container's device work is ordered on its stream (default: the
+/// default stream), without synchronizing the device:
+///
+///     layout::cuda::soa_vector<P> a(n, P{}, stream_a);   // allocated and filled on stream_a
+///     a.resize(2 * n);                                    // stream-ordered too
+///     layout::cuda::aosoa<P, 32> b(a, stream_b);          // converted on stream_b
+///     layout::soa_vector<P> back = a;                     // waits for stream_a only
+///
+/// Work that reads a container on another stream (b = a with a on stream_a, b on stream_b) is the
+/// caller's to order (an event), as with RMM's containers. A copy into a container the host can
+/// read (host, pinned, managed memory) returns with the elements there.
 #pragma once
 
 #include "config.hpp"
-#include "copy.hpp"
 #include "memory.hpp"
+#include "memory_resource.hpp"
 #include "policies.hpp"
+#include "transfer.hpp"
 #include "view.hpp"
 
 #include <algorithm>
@@ -29,24 +43,6 @@
 #include <utility>
 
 namespace layout {
-
-namespace detail {
-/// Copies elements [0, n) between views of any layouts in any memory spaces.
-template <class DstMemory, class SrcMemory, class T, class DstLayout, class SrcLayout>
-void copy_elements(const view<T, DstLayout>& dst, const view<const T, SrcLayout>& src,
-                   std::size_t n) {
-    using copier = copier_t<DstMemory, SrcMemory>;
-    if (n == 0) return;
-    if constexpr (std::is_same_v<DstLayout, SrcLayout> && std::is_same_v<copier, host_memory>)
-        copy_same_layout_on_host(dst, src, n, exec::parallel); // all cores for large copies
-    else if constexpr (std::is_same_v<DstLayout, SrcLayout>)
-        copy_same_layout_bytes(dst, src, n, &copier::copy_bytes);
-    else if constexpr (DstMemory::host_accessible && SrcMemory::host_accessible)
-        convert_on_host(dst, src, n);
-    else
-        copier::template convert<DstMemory, SrcMemory>(dst, src, n);
-}
-} // namespace detail
 
 template <class T, class Layout, class Memory = host_memory>
 class vector {
@@ -73,14 +69,27 @@ public:
 
     vector() noexcept = default;
 
+    /// An empty container whose device work will be ordered on stream, allocating from resource.
+    explicit vector(stream_ref stream) noexcept : stream_(stream) {}
+    template <class Resource>
+    vector(stream_ref stream, Resource& resource) noexcept
+        : resource_(fitting_resource(resource)), stream_(stream) {}
+    /// The same with a resource_ref (throws std::invalid_argument if its accessibility differs
+    /// from the memory space's).
+    vector(stream_ref stream, resource_ref resource)
+        : resource_(fitting_resource(resource)), stream_(stream) {}
+
     /// n value-initialized elements (T{}).
-    // Constructors that allocate delegate to the default one first, so that if a later step
-    // throws, the destructor runs and frees what was allocated.
-    explicit vector(size_type n) : vector(n, T{}) {}
-    vector(size_type n, const T& value) : vector() {
-        reallocate(checked_size(n));
-        fill(0, n, value);
-        size_ = n;
+    // Constructors that allocate delegate to one that allocates nothing first, so that if a later
+    // step throws, the destructor runs and frees what was allocated.
+    explicit vector(size_type n, stream_ref stream = {}) : vector(n, T{}, stream) {}
+    vector(size_type n, const T& value, stream_ref stream = {}) : vector(stream) {
+        construct_filled(n, value);
+    }
+    template <class Resource>
+    vector(size_type n, const T& value, stream_ref stream, Resource& resource)
+        : vector(stream, resource) {
+        construct_filled(n, value);
     }
     vector(std::initializer_list<T> values)
         requires Memory::host_accessible
@@ -89,25 +98,32 @@ public:
     template <std::input_iterator It, std::sentinel_for<It> S>
         requires Memory::host_accessible
     vector(It first, S last) : vector() {
-        if constexpr (std::forward_iterator<It>) {
-            reallocate(checked_size(static_cast<size_type>(std::ranges::distance(first, last))));
-            for (; first != last; ++first, ++size_) view_type(storage(), size_ + 1)[size_] = T(*first);
-        } else {
-            for (; first != last; ++first) push_back(T(*first));
-        }
+        construct_from_range(first, last);
     }
 
-    vector(const vector& other) : vector(other, 0) {}
+    /// A copy allocates from the memory space's default resource (as std::pmr's containers do)
+    /// and is ordered on other's stream; the forms with a stream and a resource choose both.
+    vector(const vector& other) : vector(other, other.stream_) {}
     vector(vector&& other) noexcept { swap(other); }
 
     /// Converting copy from another layout and/or memory space.
     template <class L2, class M2>
-    vector(const vector<T, L2, M2>& other) : vector(other, 0) {}
+    vector(const vector<T, L2, M2>& other) : vector(other, other.stream_) {}
+    template <class L2, class M2>
+    vector(const vector<T, L2, M2>& other, stream_ref stream) : vector(stream) {
+        copy_from(other);
+    }
+    template <class L2, class M2, class Resource>
+    vector(const vector<T, L2, M2>& other, stream_ref stream, Resource& resource)
+        : vector(stream, resource) {
+        copy_from(other);
+    }
 
-    ~vector() { Memory::deallocate(block_, bytes_); }
+    ~vector() { resource_.deallocate(block_, bytes_, block_alignment, stream_); }
 
     /// Copy assignment reuses the block when other fits in capacity() (no allocation, as
-    /// std::vector does), copying through the same path as construction. When it does not fit,
+    /// std::vector does), copying through the same path as construction. The container keeps
+    /// its resource and stream (a move takes other's, with its block). When it does not fit,
     /// a new block is allocated and filled first: if that throws, *this is unchanged. A copy
     /// into the reused block that fails part way (a device copy) leaves the size as it was and
     /// the elements valid but unspecified.
@@ -137,6 +153,14 @@ public:
     view_type view() noexcept { return {storage(), size_}; }
     const_view_type view() const noexcept { return {storage(), size_}; }
     const_view_type cview() const noexcept { return {storage(), size_}; }
+
+    // ---- resource and stream ----------------------------------------------------------------
+
+    resource_ref resource() const noexcept { return resource_; }
+    stream_ref stream() const noexcept { return stream_; }
+    /// Orders the container's later work on stream. Work already queued on the old stream is
+    /// the caller's to order before it (an event), as for any two streams.
+    void set_stream(stream_ref stream) noexcept { stream_ = stream; }
 
     // ---- size and capacity ----------------------------------------------------------------
 
@@ -235,7 +259,9 @@ public:
     /// n copies of value; reuses the block when n fits in capacity().
     void assign(size_type n, const T& value) {
         if (n > capacity_) {
-            vector(n, value).swap(*this);
+            vector fresh(stream_, resource_);
+            fresh.construct_filled(n, value);
+            swap(fresh);
             return;
         }
         const T copy = value; // value may be one of the elements that fill overwrites
@@ -246,12 +272,14 @@ public:
     void assign(It first, S last) requires Memory::host_accessible {
         // The range may be this container's own elements: a fresh container reads it whole
         // before anything is overwritten.
-        vector(first, last).swap(*this);
+        vector fresh(stream_, resource_);
+        fresh.construct_from_range(first, last);
+        swap(fresh);
     }
     void assign(std::initializer_list<T> values) requires Memory::host_accessible {
         // The list holds copies, never this container's elements: it can be written in place.
         if (values.size() > capacity_) {
-            vector(values).swap(*this);
+            assign(values.begin(), values.end());
             return;
         }
         const view_type to(storage(), values.size());
@@ -315,6 +343,8 @@ public:
         std::swap(size_, other.size_);
         std::swap(capacity_, other.capacity_);
         std::swap(storage_, other.storage_);
+        std::swap(resource_, other.resource_);
+        std::swap(stream_, other.stream_);
     }
     friend void swap(vector& a, vector& b) noexcept { a.swap(b); }
 
@@ -331,12 +361,53 @@ public:
     }
 
 private:
+    /// The constructors' copy: a block of other.size() elements, then the elements.
     template <class L2, class M2>
-    vector(const vector<T, L2, M2>& other, int /*tag*/) : vector() {
+    void copy_from(const vector<T, L2, M2>& other) {
         reallocate(other.size_);
-        detail::copy_elements<Memory, M2>(view_type(storage(), other.size_), other.view(),
-                                          other.size_);
+        transfer<Memory, M2>::copy(other.cview(), view_type(storage(), other.size_),
+                                   transfer_stream(other));
         size_ = other.size_;
+    }
+
+    /// The stream a copy from other runs on: this container's, or other's where this one is in
+    /// pageable host memory (which has no stream of its own: the source's work is what to wait
+    /// for).
+    template <class L2, class M2>
+    stream_ref transfer_stream(const vector<T, L2, M2>& other) const noexcept {
+        return Memory::device_accessible ? stream_ : other.stream_;
+    }
+
+    template <class Resource>
+    static resource_ref fitting_resource(Resource& resource) noexcept {
+        detail::check_resource_fits<Memory, Resource>();
+        if constexpr (memory_resource<Resource>)
+            return resource;
+        else
+            return Memory::default_resource(); // not reached: the check refused the type
+    }
+    static resource_ref fitting_resource(resource_ref resource) {
+        if (resource.host_accessible() != Memory::host_accessible ||
+            resource.device_accessible() != Memory::device_accessible)
+            throw std::invalid_argument("layout::vector: the resource's memory is not reachable "
+                                        "where the container's memory space says");
+        return resource;
+    }
+
+    template <class It, class S>
+    void construct_from_range(It first, S last) {
+        if constexpr (std::forward_iterator<It>) {
+            reallocate(checked_size(static_cast<size_type>(std::ranges::distance(first, last))));
+            for (; first != last; ++first, ++size_) view_type(storage(), size_ + 1)[size_] = T(*first);
+        } else {
+            for (; first != last; ++first) push_back(T(*first));
+        }
+    }
+
+    void construct_filled(size_type n, const T& value) {
+        reallocate(checked_size(n));
+        fill(0, n, value);
+        size_ = n;
     }
 
     /// *this = other: into the current block when other fits, else into a new one (allocated
@@ -347,10 +418,12 @@ private:
     void assign_elements(const vector<T, L2, M2>& other) {
         const size_type n = other.size_;
         if (n > capacity_ || detail::views_overlap(view_type(storage(), n), other.cview())) {
-            vector(other).swap(*this);
+            vector fresh(stream_, resource_);
+            fresh.copy_from(other);
+            swap(fresh);
             return;
         }
-        detail::copy_elements<Memory, M2>(view_type(storage(), n), other.cview(), n);
+        transfer<Memory, M2>::copy(other.cview(), view_type(storage(), n), transfer_stream(other));
         size_ = n;
     }
 
@@ -410,16 +483,17 @@ private:
     void reallocate(size_type n) {
         const size_type capacity = rounded_capacity(n);
         const size_type bytes = mapping<T, Layout>::bytes(capacity);
-        void* block = Memory::allocate(bytes);
+        void* block = resource_.allocate(bytes, block_alignment, stream_);
         const view_type fresh(view_type::storage_type::from_block(block, capacity), size_);
         try {
-            // A device space's copy can fail (cudaMemcpy): the new block is ours to free.
-            detail::copy_elements<Memory, Memory>(fresh, cview(), size_);
+            // A device space's copy can fail (a launch): the new block is ours to free.
+            transfer<Memory, Memory>::prepare_block(view_type(fresh.storage(), capacity), stream_);
+            if (size_) transfer<Memory, Memory>::copy(cview(), fresh, stream_);
         } catch (...) {
-            Memory::deallocate(block, bytes);
+            resource_.deallocate(block, bytes, block_alignment, stream_);
             throw;
         }
-        Memory::deallocate(block_, bytes_);
+        resource_.deallocate(block_, bytes_, block_alignment, stream_);
         block_ = block;
         storage_ = fresh.storage();
         bytes_ = bytes;
@@ -427,12 +501,8 @@ private:
     }
 
     void fill(size_type first, size_type last, const T& value) {
-        if constexpr (Memory::host_accessible) {
-            const view_type v(storage(), last);
-            for (size_type i = first; i < last; ++i) v[i] = value;
-        } else {
-            Memory::fill(view_type(storage(), last), first, last, value);
-        }
+        if (first < last)
+            transfer<Memory, Memory>::fill(view_type(storage(), last), first, last, value, stream_);
     }
 
     /// Moves count elements from index from to index to (ranges may overlap), leaf by leaf.
@@ -485,6 +555,8 @@ private:
     size_type bytes_ = 0;
     size_type size_ = 0;
     size_type capacity_ = 0;
+    resource_ref resource_ = Memory::default_resource();
+    stream_ref stream_{};
 };
 
 /// The three layouts by name; Memory defaults to the host.

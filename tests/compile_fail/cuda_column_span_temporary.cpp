@@ -5,7 +5,7 @@
 // cuda-only
 // expected-error: deleted function
 #include <layout/cuda/interop.hpp>
-#include <layout/cuda/memory.hpp>
+#include <layout/cuda/vector.hpp>
 
 struct S {
     float x;

@@ -8,7 +8,7 @@
 
 #include <layout/algorithms.hpp>
 #include <layout/cuda/algorithms.hpp>
-#include <layout/cuda/memory.hpp>
+#include <layout/cuda/vector.hpp>
 
 #include "gpu_test.hpp"
 #include "host/test_types.hpp"

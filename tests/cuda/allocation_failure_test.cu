@@ -1,4 +1,4 @@
-// Simulated device (and pinned) allocation failures: for every operation that allocates, the
+// Simulated device (and pinned and managed) allocation failures: for every operation that allocates, the
 // k-th allocation is made to fail for k = 1, 2, ... until the operation needs fewer than k.
 // Each failure must throw layout::cuda::bad_alloc naming the size that failed, leave every
 // container and key array exactly as it was (strong guarantee), leak nothing, and leave the
@@ -217,6 +217,10 @@ TYPED_TEST(allocation_failure, copies_and_conversions_keep_both_sides) {
     check_every_failure<assign_case<host_container<O, Body>, D>>("host = device, converted");
     check_every_failure<assign_case<D, pinned_container<O, Body>>>("device = pinned, converted");
     check_every_failure<assign_case<pinned_container<L, Body>, D>>("pinned = device");
+    check_every_failure<assign_case<managed_container<L, Body>, D>>("managed = device");
+    check_every_failure<assign_case<D, managed_container<O, Body>>>("device = managed, converted");
+    check_every_failure<assign_case<managed_container<O, Body>, host_container<L, Body>>>(
+        "managed = host, converted");
     check_every_failure<construct_case<D, device_container<O, Body>>>("device(device), converted");
     check_every_failure<construct_case<D, host_container<O, Body>>>("device(host), converted");
     check_every_failure<construct_case<host_container<O, Body>, D>>("host(device), converted");

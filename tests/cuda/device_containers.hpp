@@ -14,6 +14,8 @@ using device_container = layout::vector<T, typename L::policy, layout::cuda::dev
 template <class L, class T>
 using pinned_container = layout::vector<T, typename L::policy, layout::cuda::pinned_memory>;
 template <class L, class T>
+using managed_container = layout::vector<T, typename L::policy, layout::cuda::managed_memory>;
+template <class L, class T>
 using host_container = typename L::template container<T>;
 
 } // namespace layout_test

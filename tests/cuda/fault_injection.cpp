@@ -84,6 +84,17 @@ extern "C" cudaError_t cudaMallocAsync(void** p, std::size_t bytes, cudaStream_t
         real<cudaError_t (*)(void**, std::size_t, cudaStream_t)>("cudaMallocAsync");
     return allocate(f, p, bytes, stream);
 }
+extern "C" cudaError_t cudaMallocFromPoolAsync(void** p, std::size_t bytes, cudaMemPool_t pool,
+                                               cudaStream_t stream) {
+    static const auto f = real<cudaError_t (*)(void**, std::size_t, cudaMemPool_t, cudaStream_t)>(
+        "cudaMallocFromPoolAsync");
+    return allocate(f, p, bytes, pool, stream);
+}
+extern "C" cudaError_t cudaMallocManaged(void** p, std::size_t bytes, unsigned flags) {
+    static const auto f =
+        real<cudaError_t (*)(void**, std::size_t, unsigned)>("cudaMallocManaged");
+    return allocate(f, p, bytes, flags);
+}
 extern "C" cudaError_t cudaFree(void* p) {
     static const auto f = real<cudaError_t (*)(void*)>("cudaFree");
     freed(p);

@@ -1,6 +1,6 @@
 /// \file fault_injection.hpp
 /// Simulated allocation failures for the GPU tests: fault_injection.cpp defines cudaMalloc,
-/// cudaMallocHost and cudaMallocAsync (and their frees) in the test executable, which is linked
+/// cudaMallocHost, cudaMallocAsync, cudaMallocFromPoolAsync and cudaMallocManaged (and the frees) in the test executable, which is linked
 /// with the shared CUDA runtime, so every allocation the library makes goes through them. They
 /// count, can fail the n-th allocation with cudaErrorMemoryAllocation, and track what is live.
 ///

@@ -223,10 +223,7 @@ private:
 /// Host memory whose N-th allocation after arm(N) throws std::bad_alloc. Every block is recorded
 /// with its size: freeing an unknown block or with a different size aborts, and blocks_live()
 /// tells whether anything leaked.
-struct failing_memory {
-    static constexpr bool host_accessible = true;
-    static constexpr bool device_accessible = false;
-
+struct failing_memory : layout::host_memory {
     static inline long countdown = 0; // 0: never fail
     static inline std::unordered_map<void*, std::size_t> blocks;
 
@@ -234,27 +231,29 @@ struct failing_memory {
     static void disarm() { countdown = 0; }
     static std::size_t blocks_live() { return blocks.size(); }
 
-    static void* allocate(std::size_t bytes) {
-        if (countdown > 0 && --countdown == 0) throw std::bad_alloc();
-        void* p = layout::host_memory::allocate(bytes);
-        if (p) {
-            if (reinterpret_cast<std::uintptr_t>(p) % layout::block_alignment != 0)
-                die("allocate: block not aligned to layout::block_alignment");
+    struct resource {
+        static constexpr bool host_accessible = true;
+        static constexpr bool device_accessible = false;
+
+        void* allocate(std::size_t bytes, std::size_t alignment) {
+            if (countdown > 0 && --countdown == 0) throw std::bad_alloc();
+            if (alignment != layout::block_alignment) die("allocate: not block_alignment");
+            void* p = layout::host_resource{}.allocate(bytes, alignment);
             blocks.emplace(p, bytes);
+            return p;
         }
-        return p;
-    }
-    static void deallocate(void* p, std::size_t bytes) noexcept {
-        if (p) {
+        void deallocate(void* p, std::size_t bytes, std::size_t alignment) noexcept {
             const auto it = blocks.find(p);
             if (it == blocks.end()) die("deallocate: a block that is not live (double free?)");
             if (it->second != bytes) die("deallocate: size differs from the allocated size");
             blocks.erase(it);
+            layout::host_resource{}.deallocate(p, bytes, alignment);
         }
-        layout::host_memory::deallocate(p, bytes);
-    }
-    static void copy_bytes(void* dst, const void* src, std::size_t bytes) noexcept {
-        layout::host_memory::copy_bytes(dst, src, bytes);
+        bool operator==(const resource&) const = default;
+    };
+    static layout::resource_ref default_resource() noexcept {
+        static resource r;
+        return r;
     }
 
 private:

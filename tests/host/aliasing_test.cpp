@@ -200,9 +200,9 @@ TYPED_TEST(aliasing, iterators_survive_push_back_without_reallocation) {
 
 namespace layout_test {
 
-/// A memory space that the host can reach but declares it cannot (as device memory), so that the
-/// container copies through its copy_bytes; copy_bytes throws after arm(), and live counts the
-/// blocks handed out and not taken back.
+/// A memory space that the host can reach but declares it cannot (as device memory), with its own
+/// transfer (below): its copies throw after arm(), as a failed cudaMemcpy would, and live counts
+/// the blocks handed out and not taken back.
 struct throwing_copy_memory {
     static constexpr bool host_accessible = false;
     static constexpr bool device_accessible = false;
@@ -211,28 +211,53 @@ struct throwing_copy_memory {
     static inline long live = 0;
     static inline long copies = 0;
 
-    static void* allocate(std::size_t bytes) {
-        void* p = layout::host_memory::allocate(bytes);
-        if (p) ++live;
-        return p;
-    }
-    static void deallocate(void* p, std::size_t bytes) noexcept {
-        if (p) --live;
-        layout::host_memory::deallocate(p, bytes);
+    struct resource {
+        static constexpr bool host_accessible = false;
+        static constexpr bool device_accessible = false;
+        void* allocate(std::size_t bytes, std::size_t alignment) {
+            void* p = layout::host_resource{}.allocate(bytes, alignment);
+            ++live;
+            return p;
+        }
+        void deallocate(void* p, std::size_t bytes, std::size_t alignment) noexcept {
+            --live;
+            layout::host_resource{}.deallocate(p, bytes, alignment);
+        }
+        bool operator==(const resource&) const = default;
+    };
+    static layout::resource_ref default_resource() noexcept {
+        static resource r;
+        return r;
     }
     static void copy_bytes(void* dst, const void* src, std::size_t bytes) {
-        ++copies;
-        if (armed) throw std::runtime_error("copy_bytes failed (as a failed cudaMemcpy would)");
         layout::host_memory::copy_bytes(dst, src, bytes);
-    }
-    template <class T, class Layout>
-    static void fill(const layout::view<T, Layout>& v, std::size_t first, std::size_t last,
-                     const T& value) {
-        for (std::size_t i = first; i < last; ++i) v[i] = value;
     }
 };
 
 } // namespace layout_test
+
+/// How elements move to and from throwing_copy_memory: a user's specialization of the
+/// customization point.
+template <class Dst, class Src>
+    requires(std::is_same_v<Dst, layout_test::throwing_copy_memory> ||
+             std::is_same_v<Src, layout_test::throwing_copy_memory>)
+struct layout::transfer<Dst, Src> {
+    using space = layout_test::throwing_copy_memory;
+    template <class T, class DstLayout, class SrcLayout>
+    static void copy(const layout::view<const T, SrcLayout>& src,
+                     const layout::view<T, DstLayout>& dst, layout::stream_ref) {
+        ++space::copies;
+        if (space::armed) throw std::runtime_error("copy failed (as a failed cudaMemcpy would)");
+        layout::copy(src, dst);
+    }
+    template <class T, class Layout>
+    static void prepare_block(const layout::view<T, Layout>&, layout::stream_ref) noexcept {}
+    template <class T, class Layout>
+    static void fill(const layout::view<T, Layout>& v, std::size_t first, std::size_t last,
+                     const T& value, layout::stream_ref) {
+        for (std::size_t i = first; i < last; ++i) v[i] = value;
+    }
+};
 
 namespace {
 

@@ -19,10 +19,7 @@ namespace layout_test {
 
 /// A host memory space whose allocate throws std::bad_alloc on the N-th call after arm(N), and
 /// which counts the blocks it has handed out and not taken back.
-struct failing_memory {
-    static constexpr bool host_accessible = true;
-    static constexpr bool device_accessible = false;
-
+struct failing_memory : layout::host_memory {
     static inline long countdown = 0; // 0: never fail
     static inline long calls = 0;
     static inline long live = 0;
@@ -33,19 +30,25 @@ struct failing_memory {
     }
     static void disarm() { countdown = 0; }
 
-    static void* allocate(std::size_t bytes) {
-        ++calls;
-        if (countdown > 0 && --countdown == 0) throw std::bad_alloc();
-        void* p = layout::host_memory::allocate(bytes);
-        if (p) ++live;
-        return p;
-    }
-    static void deallocate(void* p, std::size_t bytes) noexcept {
-        if (p) --live;
-        layout::host_memory::deallocate(p, bytes);
-    }
-    static void copy_bytes(void* dst, const void* src, std::size_t bytes) {
-        layout::host_memory::copy_bytes(dst, src, bytes);
+    struct resource {
+        static constexpr bool host_accessible = true;
+        static constexpr bool device_accessible = false;
+        void* allocate(std::size_t bytes, std::size_t alignment) {
+            ++calls;
+            if (countdown > 0 && --countdown == 0) throw std::bad_alloc();
+            void* p = layout::host_resource{}.allocate(bytes, alignment);
+            ++live;
+            return p;
+        }
+        void deallocate(void* p, std::size_t bytes, std::size_t alignment) noexcept {
+            --live;
+            layout::host_resource{}.deallocate(p, bytes, alignment);
+        }
+        bool operator==(const resource&) const = default;
+    };
+    static layout::resource_ref default_resource() noexcept {
+        static resource r;
+        return r;
     }
 };
 

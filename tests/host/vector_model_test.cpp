@@ -620,21 +620,19 @@ namespace layout_test {
 /// Host memory that counts the blocks it hands out: an assignment that fits in the destination's
 /// capacity must not allocate at all, as with std::vector. (Outside the anonymous namespace: a
 /// memory space's device_accessible is read by no code here, and clang flags an unused constant.)
-struct counting_memory {
-    static constexpr bool host_accessible = true;
-    static constexpr bool device_accessible = false;
-
+struct counting_memory : layout::host_memory {
     static inline long allocations = 0;
 
-    static void* allocate(std::size_t bytes) {
-        ++allocations;
-        return layout::host_memory::allocate(bytes);
-    }
-    static void deallocate(void* p, std::size_t bytes) noexcept {
-        layout::host_memory::deallocate(p, bytes);
-    }
-    static void copy_bytes(void* dst, const void* src, std::size_t bytes) {
-        layout::host_memory::copy_bytes(dst, src, bytes);
+    struct resource : layout::host_resource {
+        void* allocate(std::size_t bytes, std::size_t alignment) {
+            ++allocations;
+            return host_resource::allocate(bytes, alignment);
+        }
+        bool operator==(const resource&) const = default;
+    };
+    static layout::resource_ref default_resource() noexcept {
+        static resource r;
+        return r;
     }
 };
 

@@ -24,7 +24,7 @@
 #include "../cuda/algorithms/gather_scatter.hpp"
 #include "../cuda/detail/launch.hpp"
 #include "../cuda/error.hpp"
-#include "../cuda/memory.hpp"
+#include "../cuda/vector.hpp"
 #include "detail/exchange.hpp"
 #include "detail/pattern.hpp"
 #include "halo.hpp"

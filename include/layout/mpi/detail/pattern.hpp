@@ -75,14 +75,15 @@ public:
         byte_buffer(std::move(other)).swap(*this);
         return *this;
     }
-    ~byte_buffer() { Memory::deallocate(data_, capacity_); }
+    ~byte_buffer() { Memory::default_resource().deallocate(data_, capacity_, block_alignment); }
 
     /// At least bytes of storage; the contents are not kept.
     std::byte* reserve(std::size_t bytes) {
         if (bytes > capacity_) {
             const std::size_t grown = std::max(bytes, capacity_ + capacity_ / 4);
-            void* fresh = Memory::allocate(grown);
-            Memory::deallocate(data_, capacity_);
+            const resource_ref resource = Memory::default_resource();
+            void* fresh = resource.allocate(grown, block_alignment);
+            resource.deallocate(data_, capacity_, block_alignment);
             data_ = static_cast<std::byte*>(fresh);
             capacity_ = grown;
             ++allocations_;
