@@ -70,12 +70,11 @@ std::vector<Particle> particles_to_host(const layout::vector<Particle, Policy, l
     return std::vector<Particle>(aos.begin(), aos.end());
 }
 
-/// Device copy of src into dst, same layout and size, without reallocating.
+/// Device copy of src into dst, same layout and size: assignment reuses dst's block.
 template <class Policy>
 void restore(layout::vector<Particle, Policy, layout::cuda::device_memory>& dst,
              const layout::vector<Particle, Policy, layout::cuda::device_memory>& src) {
-    layout::detail::copy_same_layout_bytes(dst.view(), src.cview(), src.size(),
-                                           &layout::cuda::copy_bytes);
+    dst = src;
 }
 
 template <class Policy>

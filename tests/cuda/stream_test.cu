@@ -21,6 +21,7 @@
 #include <map>
 #include <optional>
 #include <random>
+#include <stdexcept>
 #include <vector>
 
 namespace layout_test {
@@ -41,11 +42,20 @@ struct recording_device_resource {
     static constexpr bool host_accessible = false;
     static constexpr bool device_accessible = true;
 
+    struct refused : std::runtime_error {
+        refused() : std::runtime_error("recording_device_resource refused an allocation") {}
+    };
+
     std::map<void*, std::size_t> live;
     std::vector<cudaStream_t> streams_used;
     long allocations = 0;
+    bool refuse_next = false;
 
     void* allocate_async(std::size_t bytes, std::size_t, layout::stream_ref stream) {
+        if (refuse_next) {
+            refuse_next = false;
+            throw refused();
+        }
         void* p = nullptr;
         if (cudaMallocAsync(&p, bytes, layout::cuda::native(stream)) != cudaSuccess)
             throw layout::cuda::bad_alloc(bytes, "recording_device_resource");
@@ -229,6 +239,28 @@ TYPED_TEST(stream_containers, a_user_resource_gets_every_allocation_with_the_str
     EXPECT_TRUE(mine.live.empty()) << "a block was not given back (or with another size)";
     ASSERT_TRUE(check_cuda(cudaStreamSynchronize(a), "stream a"));
     cudaStreamDestroy(a);
+}
+
+TYPED_TEST(stream_containers, a_refusing_user_resource_changes_nothing) {
+    using D = device_container<TypeParam, Particle>;
+    recording_device_resource mine;
+    const std::vector<Particle> model = random_elements<Particle>(300, 6);
+    const std::vector<Particle> more = random_elements<Particle>(900, 7);
+    const host_container<other_layout<TypeParam>, Particle> bigger(more.begin(), more.end());
+    D v(layout::stream_ref{}, mine);
+    v = host_container<TypeParam, Particle>(model.begin(), model.end());
+    const std::size_t capacity = v.capacity();
+    const auto refused = [&](auto op, const char* what) {
+        mine.refuse_next = true;
+        EXPECT_THROW(op(), recording_device_resource::refused) << what;
+        EXPECT_EQ(v.capacity(), capacity) << what;
+        EXPECT_EQ(mine.live.size(), 1u) << what;
+        EXPECT_TRUE(same_values(contents(v), model)) << what;
+    };
+    refused([&] { v.reserve(4 * capacity); }, "reserve");
+    refused([&] { v.resize(2 * capacity, more[0]); }, "resize");
+    refused([&] { v = bigger; }, "converting assignment from the host");
+    refused([&] { D w(10, model[0], layout::stream_ref{}, mine); }, "construction");
 }
 
 TYPED_TEST(stream_containers, managed_memory_containers) {
