@@ -46,19 +46,12 @@ int run(int argc, char** argv, int ranks) {
     // --neighbor is not read: md_mpi always runs a full list (distributed.hpp says why).
     const md::system s = md::load_start(o); // every rank reads the start and keeps its atoms
     const md::domain dom(s.box, ranks, o.cutoff + o.skin, procs);
-    auto go = [&]<class Real, class Layout>() {
+    return md::with_types(o, [&]<class Real, class Layout>() {
         md::distributed<Real, Layout> sim(MPI_COMM_WORLD, s, o, dom);
         sim.run();
         sim.report(ranks);
         return 0;
-    };
-    auto with_layout = [&]<class Real>() {
-        if (o.layout == "aos") return go.template operator()<Real, layout::policy::aos>();
-        if (o.layout == "soa") return go.template operator()<Real, layout::policy::soa>();
-        return go.template operator()<Real, layout::policy::aosoa<32>>();
-    };
-    return o.precision == "float" ? with_layout.template operator()<float>()
-                                  : with_layout.template operator()<double>();
+    });
 }
 
 } // namespace
