@@ -147,7 +147,8 @@ public:
         cut_sq_ = Real(o.cutoff * o.cutoff);
         reach_sq_ = Real(reach * reach);
         capacity_ = static_cast<std::size_t>(double(n_total_) / volume_ * 4.18879 *
-                                             std::pow(reach, 3) * 1.3) + 16;
+                                             std::pow(reach, 3) * 1.3) +
+                    16;
     }
 
     /// Runs opt.steps steps; rank 0 prints the thermo lines. Collective.
@@ -166,9 +167,8 @@ public:
             if (step % opt_.every == 0) {
                 reneighbor();
             } else {
-                timed(t_.comm, [&] {
-                    halo_.template gather<layout::mpi::fields<&atom_t::x>>(atoms_);
-                });
+                timed(t_.comm,
+                      [&] { halo_.template gather<layout::mpi::fields<&atom_t::x>>(atoms_); });
             }
             const bool thermo_step = step % opt_.thermo == 0 || step == opt_.steps;
             force(thermo_step);
@@ -189,8 +189,8 @@ public:
                     opt_.steps, n_total_);
         std::printf("Performance: %.3f timesteps/s, %.4g atom-steps/s (%d x %d x %d ranks, "
                     "layout %s, %s, full neighbor list)\n",
-                    double(opt_.steps) / t[0], double(opt_.steps) * double(n_total_) / t[0], px,
-                    py, pz, opt_.layout.c_str(), opt_.precision.c_str());
+                    double(opt_.steps) / t[0], double(opt_.steps) * double(n_total_) / t[0], px, py,
+                    pz, opt_.layout.c_str(), opt_.precision.c_str());
         std::printf("Section (slowest rank) | time (s)\nForce     | %10.6f\nNeighbor  | %10.6f\n"
                     "Comm      | %10.6f\nIntegrate | %10.6f\n",
                     t[1], t[2], t[3], t[4]);
@@ -273,9 +273,13 @@ private:
             for (;;) {
                 neigh_.assign(owned_ * capacity_, 0);
                 const build_local_neighbors<Real> build{
-                    grid_, box_,
+                    grid_,
+                    box_,
                     stencil_ref{stencil_entries_.data(), stencil_.count, stencil_.wide},
-                    cell_of_.data(), bins.offsets.data(), bins.permutation.data(), list(),
+                    cell_of_.data(),
+                    bins.offsets.data(),
+                    bins.permutation.data(),
+                    list(),
                     reach_sq_};
                 const auto all = atoms_.view();
                 for (std::size_t i = 0; i < owned_; ++i) build(all, i);

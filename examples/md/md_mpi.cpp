@@ -29,8 +29,8 @@ std::vector<char*> take_procs(int argc, char** argv, std::array<int, 3>& procs) 
         for (int d = 0; d < 3; ++d) {
             if (++a >= argc) throw md::input_error("--procs: missing three sub-box counts");
             const long p = md::detail::to_long(argv[a], "--procs");
-            if (p < 1 || p > 4096) throw md::input_error("--procs: " + std::to_string(p) +
-                                                         " is not in [1, 4096]");
+            if (p < 1 || p > 4096)
+                throw md::input_error("--procs: " + std::to_string(p) + " is not in [1, 4096]");
             procs[d] = static_cast<int>(p);
         }
     }

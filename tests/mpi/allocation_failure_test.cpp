@@ -57,7 +57,8 @@ void every_allocation_fails_in_turn(const std::function<C()>& fresh,
         failing_new::countdown = 0;
         const bool fired = mpi_test::all_ranks(!(rank == failing && bad_alloc)) == false;
         if (!fired) {
-            EXPECT_FALSE(bad_alloc || mpi_error) << "allocation " << k << ": an exception with "
+            EXPECT_FALSE(bad_alloc || mpi_error) << "allocation " << k
+                                                 << ": an exception with "
                                                     "no failed allocation";
             mpi_test::expect_elements(c, elements(expected), "nothing failed");
             break;
