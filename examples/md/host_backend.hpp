@@ -127,13 +127,7 @@ int run_with(const system& s, const options& o, Backend b, const char* device) {
         sim.report(th, device);
         return 0;
     };
-    auto with_layout = [&]<class Real>() {
-        if (o.layout == "aos") return go.template operator()<Real, layout::policy::aos>();
-        if (o.layout == "soa") return go.template operator()<Real, layout::policy::soa>();
-        return go.template operator()<Real, layout::policy::aosoa<32>>();
-    };
-    return o.precision == "float" ? with_layout.template operator()<float>()
-                                  : with_layout.template operator()<double>();
+    return with_types(o, go);
 }
 
 /// Runs the simulation on the host with the options' neighbor list.

@@ -278,13 +278,7 @@ int run_gpu(const system& s, const options& o) {
         if (o.compare_raw) compare_raw(sim, o.layout.c_str(), o.raw_reps);
         return 0;
     };
-    auto with_layout = [&]<class Real>() {
-        if (o.layout == "aos") return go.template operator()<Real, layout::policy::aos>();
-        if (o.layout == "soa") return go.template operator()<Real, layout::policy::soa>();
-        return go.template operator()<Real, layout::policy::aosoa<32>>();
-    };
-    return o.precision == "float" ? with_layout.template operator()<float>()
-                                  : with_layout.template operator()<double>();
+    return with_types(o, go);
 }
 
 } // namespace md

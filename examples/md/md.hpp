@@ -222,6 +222,19 @@ inline options parse_options(int argc, char** argv) {
     return o;
 }
 
+/// go.template operator()<Real, Layout>() for the options' precision and layout: the one place
+/// where the command line picks the types.
+template <class Go>
+int with_types(const options& o, Go&& go) {
+    auto with_layout = [&]<class Real>() {
+        if (o.layout == "aos") return go.template operator()<Real, layout::policy::aos>();
+        if (o.layout == "soa") return go.template operator()<Real, layout::policy::soa>();
+        return go.template operator()<Real, layout::policy::aosoa<32>>();
+    };
+    return o.precision == "float" ? with_layout.template operator()<float>()
+                                  : with_layout.template operator()<double>();
+}
+
 // ---- the start: a LAMMPS data file ------------------------------------------------------------
 
 namespace detail {

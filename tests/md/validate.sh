@@ -12,7 +12,8 @@
 #
 # Tolerances: MD_TOL0 (step 0, default 1e-6) and MD_TOL (later steps, default 1e-4).
 # MD_LMP_VARS: extra arguments for LAMMPS's in.reference (e.g. "-var cut 4.0"); MD_REFERENCE:
-# the committed reference to compare with (default reference.log).
+# the committed reference to compare with (default reference.log). MD_LAUNCH and MD_LMP_LAUNCH:
+# a launcher before md and before lmp (e.g. "mpirun -np 4"; md_mpi's tests set them).
 set -euo pipefail
 
 mode=$1 md=$2 compare=$3 data=$4 work=$5
@@ -34,7 +35,8 @@ lammps)
     cp "$data/in.start" "$data/in.reference" .
     lmp -in in.start -log none -screen none
     # shellcheck disable=SC2086 # MD_LMP_VARS is a list of arguments
-    lmp -in in.reference -log reference.log -screen none ${MD_LMP_VARS:-}
+    # shellcheck disable=SC2086 # MD_LMP_LAUNCH is a command and its arguments
+    ${MD_LMP_LAUNCH:-} lmp -in in.reference -log reference.log -screen none ${MD_LMP_VARS:-}
     ;;
 committed)
     cp "$data/start.data" .
@@ -47,7 +49,8 @@ committed)
 esac
 
 set +e
-"$md" --data start.data --digits 15 "$@" >md.out 2>&1
+# shellcheck disable=SC2086 # MD_LAUNCH is a command and its arguments
+${MD_LAUNCH:-} "$md" --data start.data --digits 15 "$@" >md.out 2>&1
 rc=$?
 set -e
 cat md.out

@@ -14,7 +14,9 @@
 /// legacy default stream unless set_stream says otherwise): start waits for the packing before it
 /// sends; finish queues the unpacking and returns, so work queued after it on that stream sees
 /// the elements. scatter_add sums each owner's contributions in one thread, in ghost order:
-/// no atomics, the same bits every run.
+/// no atomics, the same bits every run. Packing (buffers, kernels, staging) comes before the
+/// plans' agreement, so a device error there makes every rank throw (error.hpp); an error while
+/// unpacking comes after all messages arrived, so it leaves no rank waiting: that rank throws.
 #pragma once
 
 #if !defined(__CUDACC__)
@@ -187,8 +189,12 @@ decltype(auto) with_wire_leaves(F&& f) {
 /// Device containers: pack on the GPU, then MPI on device buffers or through pinned ones.
 template <>
 struct transport<layout::cuda::device_memory> {
+    /// Packs on the GPU (and into the pinned buffers, when staged); returns the buffers for
+    /// pattern::post. Before the agreement: a device error here stops every rank.
     template <class S, class T, class L>
-    static void send(pattern& p, direction d, const view<const T, L>& src, std::size_t base) {
+    static std::pair<const std::byte*, std::byte*> pack(pattern& p, direction d,
+                                                        const view<const T, L>& src,
+                                                        std::size_t base, bool /*keep_self*/) {
         using W = wire_format<T, S>;
         constexpr const char* function = "layout::mpi (device pack)";
         device_state& st = device_state_of(p);
@@ -231,17 +237,16 @@ struct transport<layout::cuda::device_memory> {
         if (st.direct()) {
             // MPI reads the buffer as soon as the send is posted: the packing must be done.
             layout::cuda::check(cudaStreamSynchronize(st.stream), "cudaStreamSynchronize");
-            p.post(d, W::bytes_per_element, send, recv);
-        } else {
-            std::byte* staged_send = st.staged_send.reserve(send_bytes);
-            std::byte* staged_recv = st.staged_recv.reserve(recv_bytes);
-            if (send_bytes)
-                layout::cuda::check(cudaMemcpyAsync(staged_send, send, send_bytes,
-                                                    cudaMemcpyDeviceToHost, st.stream),
-                                    "cudaMemcpyAsync (staging)");
-            layout::cuda::check(cudaStreamSynchronize(st.stream), "cudaStreamSynchronize");
-            p.post(d, W::bytes_per_element, staged_send, staged_recv);
+            return {send, recv};
         }
+        std::byte* staged_send = st.staged_send.reserve(send_bytes);
+        std::byte* staged_recv = st.staged_recv.reserve(recv_bytes);
+        if (send_bytes)
+            layout::cuda::check(cudaMemcpyAsync(staged_send, send, send_bytes,
+                                                cudaMemcpyDeviceToHost, st.stream),
+                                "cudaMemcpyAsync (staging)");
+        layout::cuda::check(cudaStreamSynchronize(st.stream), "cudaStreamSynchronize");
+        return {staged_send, staged_recv};
     }
 
     template <class S, class T, class L>

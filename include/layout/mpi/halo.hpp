@@ -13,7 +13,9 @@
 /// scatter_add adds in that same order on the owner, so sums are the same every run. The
 /// container holds owned_count() elements, or owned_count() + ghost_count() after a gather (a
 /// container is resized to that; a view must have that size); any other size is refused on
-/// every rank before anything moves (see error.hpp).
+/// every rank before anything moves (see error.hpp). So is an exception on one rank while it
+/// prepares (its buffers or the container that cannot grow: std::bad_alloc): that rank rethrows
+/// it, the others throw layout::mpi::error naming it, and nothing has changed.
 #pragma once
 
 #include "../detail/algorithm_arguments.hpp"
@@ -56,14 +58,17 @@ public:
     void update(std::size_t owned_count, I&& indices, R&& ranks) {
         const auto idx = layout::detail::index_span(indices);
         const auto rk = layout::detail::index_span(ranks);
-        std::string problem;
-        if (idx.size() != rk.size())
-            problem = "layout::mpi::halo_plan: " + std::to_string(idx.size()) +
-                      " export indices but " + std::to_string(rk.size()) + " export ranks";
+        detail::local_outcome local;
+        local.run([&] {
+            if (idx.size() != rk.size())
+                local.problem = "layout::mpi::halo_plan: " + std::to_string(idx.size()) +
+                                " export indices but " + std::to_string(rk.size()) +
+                                " export ranks";
+        });
         const std::size_t n = idx.size() < rk.size() ? idx.size() : rk.size();
         pattern_.build(
             n, [rk](std::size_t k) { return rk[k]; }, [idx](std::size_t k) { return idx[k]; },
-            owned_count, false, "export", problem);
+            owned_count, false, "export", std::move(local));
         owned_ = owned_count;
     }
 
@@ -81,16 +86,22 @@ public:
     template <class S = all_fields, class C>
         requires layout::detail::viewable<C>
     void start_gather(C&& c) {
-        // A view cannot grow: it must already hold the ghosts' places.
-        std::string problem = check_size(
-            c.size(), layout::detail::is_vector_v<std::remove_cvref_t<C>>, "gather");
-        if constexpr (layout::detail::is_vector_v<std::remove_cvref_t<C>>)
-            if (problem.empty()) c.resize(owned_ + ghost_count());
+        constexpr bool container = layout::detail::is_vector_v<std::remove_cvref_t<C>>;
+        // A view cannot grow: it must already hold the ghosts' places. A container grows after
+        // the agreement, into room reserved before it.
+        detail::local_outcome local;
+        local.run([&] {
+            local.problem = check_size(c.size(), container, "gather");
+            if constexpr (container)
+                if (local.problem.empty()) c.reserve(owned_ + ghost_count());
+        });
         const auto v = layout::detail::as_view(c);
         using V = decltype(v);
         detail::start_exchange<S, detail::memory_of_t<C>>(
             pattern_, detail::operation::halo_gather, detail::direction::forward,
-            layout::view<const typename V::value_type, typename V::layout_type>(v), 0, problem);
+            layout::view<const typename V::value_type, typename V::layout_type>(v), 0,
+            std::move(local));
+        if constexpr (container) c.resize(owned_ + ghost_count());
     }
     /// Waits and writes the ghosts' fields, at [owned_count(), owned_count() + ghost_count()).
     template <class S = all_fields, class C>
@@ -111,13 +122,14 @@ public:
     template <class S = all_fields, class C>
         requires layout::detail::viewable<C>
     void start_scatter_add(C&& c) {
-        const std::string problem = check_size(c.size(), false, "scatter_add");
+        detail::local_outcome local;
+        local.run([&] { local.problem = check_size(c.size(), false, "scatter_add"); });
         const auto v = layout::detail::as_view(c);
         using V = decltype(v);
         detail::start_exchange<S, detail::memory_of_t<C>>(
             pattern_, detail::operation::halo_scatter_add, detail::direction::reverse,
             layout::view<const typename V::value_type, typename V::layout_type>(v), owned_,
-            problem);
+            std::move(local));
     }
     /// Waits and adds each ghost's fields to its owned element, in ghost order.
     template <class S = all_fields, class C>

@@ -23,6 +23,10 @@
 /// Errors: a destination out of range (or not a neighbour), a container whose size differs from
 /// the plan's, ranks running different plans or fields: every rank throws layout::mpi::error
 /// before any element moves (see error.hpp), and the plan and the containers are as they were.
+/// The same for an exception on one rank while it prepares (a buffer or the destination that
+/// cannot grow: std::bad_alloc): that rank rethrows it, the others throw layout::mpi::error
+/// naming it. Only finish(dst) with a container that must grow grows it after the messages
+/// went (see finish).
 #pragma once
 
 #include "../detail/algorithm_arguments.hpp"
@@ -89,22 +93,14 @@ public:
     template <class S = all_fields, class Src>
         requires layout::detail::viewable<Src>
     void start(const Src& src) {
-        const auto v = layout::detail::as_view(src);
-        using T = typename decltype(v)::value_type;
-        std::string problem;
-        if (v.size() != pattern_.source_size())
-            problem = "layout::mpi::migration_plan: the container holds " +
-                      std::to_string(v.size()) + " elements but the plan was built for " +
-                      std::to_string(pattern_.source_size()) +
-                      " (resized since update? rebuild the plan)";
-        detail::start_exchange<S, detail::memory_of_t<Src>>(
-            pattern_, detail::operation::migrate, detail::direction::forward,
-            layout::view<const T, typename decltype(v)::layout_type>(v), 0, problem);
+        start_with<S>(src, {});
     }
 
-    /// Waits and unpacks. A container is resized to destination_size() first (leaves that do not
+    /// Waits and unpacks. A container is resized to destination_size() (leaves that do not
     /// travel keep what dst held at each index, value-initialized where it grew); a view must
-    /// have that size already.
+    /// have that size already. Local: should growing the container fail (reserve
+    /// destination_size() before start, or use migrate(src, dst), which does, to rule that out),
+    /// the messages have all arrived, so no rank waits for this one, and this rank throws.
     template <class S = all_fields, class Dst>
         requires layout::detail::viewable<Dst>
     void finish(Dst&& dst) {
@@ -113,9 +109,15 @@ public:
             !problem.empty())
             throw error(problem, pattern_.rank());
         if constexpr (layout::detail::is_vector_v<std::remove_cvref_t<Dst>>) {
+            if (dst.capacity() < pattern_.recv_total()) {
+                pattern_.wait(); // the messages first: growing may throw
+                pattern_.pending_ = 0;
+                dst.reserve(pattern_.recv_total());
+            }
             dst.resize(pattern_.recv_total());
         } else if (dst.size() != pattern_.recv_total()) {
             pattern_.wait();
+            pattern_.pending_ = 0;
             throw error("layout::mpi::migration_plan::finish: the view holds " +
                             std::to_string(dst.size()) + " elements, the migration brings " +
                             std::to_string(pattern_.recv_total()) +
@@ -126,10 +128,14 @@ public:
             pattern_, detail::direction::forward, layout::detail::as_view(dst), 0);
     }
 
-    /// start then finish; src and dst may be the same container.
+    /// start then finish; src and dst may be the same container. A dst container grows before
+    /// the agreement, so that every rank goes on or every rank throws.
     template <class S = all_fields, class Src, class Dst>
     void migrate(const Src& src, Dst&& dst) {
-        start<S>(src);
+        detail::local_outcome local;
+        if constexpr (layout::detail::is_vector_v<std::remove_cvref_t<Dst>>)
+            local.run([&] { dst.reserve(pattern_.recv_total()); });
+        start_with<S>(src, std::move(local));
         finish<S>(dst);
     }
     /// In place: the container ends up holding the elements that arrive here. In host memory,
@@ -139,24 +145,19 @@ public:
         if constexpr (layout::detail::is_vector_v<C> && C::memory_type::host_accessible) {
             using T = typename C::value_type;
             using L = typename C::layout_type;
-            std::string problem;
-            if (c.size() != pattern_.source_size())
-                problem = "layout::mpi::migration_plan: the container holds " +
-                          std::to_string(c.size()) + " elements but the plan was built for " +
-                          std::to_string(pattern_.source_size()) +
-                          " (resized since update? rebuild the plan)";
-            if (problem.empty() && pattern_.pending_ != 0)
-                problem = "layout::mpi: an exchange of this plan is already in flight (call "
-                          "finish first)";
-            pattern_.agree(detail::operation::migrate, problem, pattern_.id(),
-                           detail::wire_format<T, S>::signature);
-            using transport = detail::transport<typename C::memory_type>;
-            transport::template send<S>(pattern_, detail::direction::forward,
-                                        layout::view<const T, L>(c.view()), 0, true);
             const std::size_t total = pattern_.recv_total();
+            detail::local_outcome local;
+            local.run([&] {
+                local.problem = size_problem(c.size());
+                if (local.problem.empty()) c.reserve(total); // then growing allocates nothing
+            });
+            detail::start_exchange<S, typename C::memory_type>(
+                pattern_, detail::operation::migrate, detail::direction::forward,
+                layout::view<const T, L>(c.view()), 0, std::move(local), true);
+            pattern_.pending_ = 0;
             if (total > c.size()) c.resize(total);
-            transport::template receive<S>(pattern_, detail::direction::forward, c.view(), 0,
-                                           true);
+            detail::transport<typename C::memory_type>::template receive<S>(
+                pattern_, detail::direction::forward, c.view(), 0, true);
             c.resize(total);
         } else {
             start<S>(c);
@@ -168,6 +169,23 @@ public:
     detail::pattern& pattern() noexcept { return pattern_; }
 
 private:
+    std::string size_problem(std::size_t size) const {
+        if (size == pattern_.source_size()) return {};
+        return "layout::mpi::migration_plan: the container holds " + std::to_string(size) +
+               " elements but the plan was built for " + std::to_string(pattern_.source_size()) +
+               " (resized since update? rebuild the plan)";
+    }
+
+    template <class S, class Src>
+    void start_with(const Src& src, detail::local_outcome local) {
+        const auto v = layout::detail::as_view(src);
+        using T = typename decltype(v)::value_type;
+        local.run([&] { local.problem = size_problem(v.size()); });
+        detail::start_exchange<S, detail::memory_of_t<Src>>(
+            pattern_, detail::operation::migrate, detail::direction::forward,
+            layout::view<const T, typename decltype(v)::layout_type>(v), 0, std::move(local));
+    }
+
     template <class N>
     static std::span<const int> as_ints(N&& neighbours) {
         const auto n = layout::detail::index_span(neighbours);

@@ -127,12 +127,14 @@ struct transport {
                   "layout: mpi: this container is in device memory; include "
                   "<layout/mpi/cuda.hpp> (compiled by nvcc) for device containers");
 
-    /// Lays out, packs and posts the messages of an exchange from src.
+    /// Lays out and packs the messages of an exchange from src; returns the send and receive
+    /// buffers for pattern::post. Local (before the agreement): src does not change.
     /// keep_self: an in-place migration whose elements that stay are moved inside the container
     /// by receive (see move_stayers), so they are not packed.
     template <class S, class T, class L>
-    static void send(pattern& p, direction d, const view<const T, L>& src, std::size_t base,
-                     bool keep_self = false) {
+    static std::pair<const std::byte*, std::byte*> pack(pattern& p, direction d,
+                                                        const view<const T, L>& src,
+                                                        std::size_t base, bool keep_self) {
         using W = wire_format<T, S>;
         const auto [send_bytes, recv_bytes] = p.layout_messages(d, W::bytes_per_element);
         std::byte* send = p.host_send_.reserve(send_bytes);
@@ -152,7 +154,7 @@ struct transport {
                 move_travelling<T, S, std::is_same_v<L, policy::soa>>(
                     w, s, seg.count, to, [=](std::size_t i) { return base + seg.offset + i; });
         }
-        p.post(d, W::bytes_per_element, send, recv);
+        return {send, recv};
     }
 
     /// Waits for the messages and unpacks them into dst.
@@ -220,15 +222,21 @@ struct memory_of<layout::vector<T, L, M>> {
 template <class X>
 using memory_of_t = typename memory_of<std::remove_cvref_t<X>>::type;
 
-/// First half of an exchange: agree (every rank, before anything moves), pack, post.
+/// First half of an exchange: pack (local: the buffers grow, the messages are written), agree
+/// (every rank, before anything moves: any rank's refusal or exception stops them all), post.
+/// local: what the caller found or prepared before; keep_self as transport::pack.
 template <class S, class Memory, class T, class L>
 void start_exchange(pattern& p, operation op, direction d, const view<const T, L>& src,
-                    std::size_t base, std::string problem) {
-    if (problem.empty() && p.pending_ != 0)
-        problem = "layout::mpi: an exchange of this plan is already in flight (call finish "
-                  "first)";
-    p.agree(op, problem, p.id(), wire_format<T, S>::signature);
-    transport<Memory>::template send<S>(p, d, src, base);
+                    std::size_t base, local_outcome local, bool keep_self = false) {
+    local.run([&] {
+        if (p.pending_ != 0)
+            local.problem = "layout::mpi: an exchange of this plan is already in flight (call "
+                            "finish first)";
+    });
+    std::pair<const std::byte*, std::byte*> buffers{};
+    local.run([&] { buffers = transport<Memory>::template pack<S>(p, d, src, base, keep_self); });
+    p.agree(op, local, p.id(), wire_format<T, S>::signature);
+    p.post(d, wire_format<T, S>::bytes_per_element, buffers.first, buffers.second);
     p.pending_ = static_cast<std::int64_t>(op);
     p.pending_signature_ = wire_format<T, S>::signature;
     p.pending_direction_ = d;

@@ -8,9 +8,12 @@
 ///     recvs_  = one segment per source rank with elements for rank 0, in rank order
 ///
 /// Counts travel only between named neighbours when the plan has them (else one MPI_Alltoall),
-/// and every collective step starts with agree(): one MPI_Allreduce in which each rank says
-/// whether its input was refused, and which operation, plan and fields it is running, so that
-/// the ranks either all go on or all throw before any element moves.
+/// and every collective step passes through agree(): one MPI_Allreduce in which each rank says
+/// whether its input was refused or its own preparation threw (an allocation, a device error),
+/// and which operation, plan and fields it is running, so that the ranks either all go on or all
+/// throw before any element moves. Everything that can throw on one rank alone (checks, buffer
+/// growth, packing) comes before it; after it come only the messages and the unpacking into
+/// memory already reserved, so no rank can leave the others waiting for it.
 #pragma once
 
 #include "../../memory.hpp"
@@ -23,6 +26,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <exception>
 #include <limits>
 #include <memory>
 #include <new>
@@ -113,6 +117,30 @@ inline std::int64_t& next_plan_id() {
     return id;
 }
 
+/// What a rank brings to an agreement: its input refused (problem, a message), or the exception
+/// that its local preparation threw (failure), or neither.
+///
+///     local_outcome local;
+///     local.run([&] { if (bad) local.problem = "..."; buffer.reserve(bytes); pack(); });
+///     p.agree(op, local, ...);   // every rank throws if any rank has a problem or a failure
+struct local_outcome {
+    std::string problem;
+    std::exception_ptr failure;
+
+    bool ok() const noexcept { return problem.empty() && !failure; }
+    /// Runs f unless something is already wrong, keeping what it throws for the agreement
+    /// rather than letting it leave this rank alone.
+    template <class F>
+    void run(F&& f) noexcept {
+        if (!ok()) return;
+        try {
+            f();
+        } catch (...) {
+            failure = std::current_exception();
+        }
+    }
+};
+
 /// Direction of an exchange: forward sends the plan's segments (migration, halo gather);
 /// reverse sends back what arrived (halo scatter_add).
 enum class direction { forward, reverse };
@@ -131,34 +159,36 @@ public:
         : user_comm_(comm), neighbour_mode_(has_neighbours) {
         check(MPI_Comm_rank(comm, &rank_), "MPI_Comm_rank");
         check(MPI_Comm_size(comm, &size_), "MPI_Comm_size");
-        std::string problem;
-        if (has_neighbours) {
-            ranks_.assign(neighbours.begin(), neighbours.end());
-            for (int r : ranks_)
-                if (r < 0 || r >= size_) {
-                    problem = "layout::mpi: neighbour rank " + std::to_string(r) +
-                              " is out of range for a communicator of " + std::to_string(size_) +
-                              " ranks";
-                    break;
-                }
-            ranks_.push_back(rank_); // a rank may always send to itself
-            std::sort(ranks_.begin(), ranks_.end());
-            ranks_.erase(std::unique(ranks_.begin(), ranks_.end()), ranks_.end());
-        } else {
-            ranks_.resize(static_cast<std::size_t>(size_));
-            for (int r = 0; r < size_; ++r) ranks_[static_cast<std::size_t>(r)] = r;
-        }
-        self_slot_ = slot_of(rank_);
+        local_outcome local;
+        local.run([&] {
+            if (has_neighbours) {
+                ranks_.assign(neighbours.begin(), neighbours.end());
+                for (int r : ranks_)
+                    if (r < 0 || r >= size_) {
+                        local.problem = "layout::mpi: neighbour rank " + std::to_string(r) +
+                                        " is out of range for a communicator of " +
+                                        std::to_string(size_) + " ranks";
+                        return;
+                    }
+                ranks_.push_back(rank_); // a rank may always send to itself
+                std::sort(ranks_.begin(), ranks_.end());
+                ranks_.erase(std::unique(ranks_.begin(), ranks_.end()), ranks_.end());
+            } else {
+                ranks_.resize(static_cast<std::size_t>(size_));
+                for (int r = 0; r < size_; ++r) ranks_[static_cast<std::size_t>(r)] = r;
+            }
+            self_slot_ = slot_of(rank_);
+            slot_counts_.assign(ranks_.size(), 0);
+            peer_counts_.assign(ranks_.size(), 0);
+        });
         const std::int64_t mode = has_neighbours ? 1 : 0;
         const std::int64_t reduced_id =
-            agree(operation::construct, problem, next_plan_id(), mode, /*check_plan=*/false);
+            agree(operation::construct, local, next_plan_id(), mode, /*check_plan=*/false);
         id_ = reduced_id;
         next_plan_id() = id_ + 1;
         if (neighbour_mode_) check_symmetric();
         check(MPI_Comm_dup(comm, &comm_), "MPI_Comm_dup");
         MPI_Comm_set_errhandler(comm_, MPI_ERRORS_RETURN);
-        slot_counts_.assign(ranks_.size(), 0);
-        peer_counts_.assign(ranks_.size(), 0);
     }
 
     pattern(const pattern&) = delete;
@@ -215,13 +245,46 @@ public:
 
     /// Collective. Items k in [0, n): item k sends source element index_of(k) (< source_size)
     /// to rank rank_of(k); a rank of -1 drops the item when allow_drop. Counting sort by rank,
-    /// stable, so each rank's elements keep their source order.
+    /// stable, so each rank's elements keep their source order. local: what the caller found
+    /// (the checks and allocations here add to it). The plan is unchanged unless every rank
+    /// agrees to go on.
     template <class RankOf, class IndexOf>
     void build(std::size_t n, RankOf rank_of, IndexOf index_of, std::size_t source_size,
-               bool allow_drop, const char* what, std::string problem = {}) {
-        if (problem.empty() && pending_ != 0)
-            problem = "layout::mpi: the plan was updated while an exchange was in flight "
-                      "(call finish first)";
+               bool allow_drop, const char* what, local_outcome local = {}) {
+        local.run([&] {
+            if (pending_ != 0)
+                local.problem = "layout::mpi: the plan was updated while an exchange was in "
+                                "flight (call finish first)";
+            else
+                local.problem = count_items(n, rank_of, index_of, source_size, allow_drop, what);
+        });
+        agree(operation::build, local, id_, neighbour_mode_ ? 1 : 0);
+
+        // Counting sort: offsets per slot, then each item at its slot's next place (order_'s
+        // capacity was reserved before the agreement: nothing here allocates).
+        std::vector<std::size_t>& next = peer_counts_; // reused as scratch before the exchange
+        send_total_ = 0;
+        for (std::size_t s = 0; s < ranks_.size(); ++s) {
+            next[s] = send_total_;
+            send_total_ += slot_counts_[s];
+        }
+        order_.resize(send_total_);
+        for (std::size_t k = 0; k < n; ++k)
+            if (item_slots_[k] >= 0)
+                order_[next[static_cast<std::size_t>(item_slots_[k])]++] =
+                    static_cast<std::size_t>(index_of(k));
+        source_size_ = source_size;
+        exchange_counts();
+        ++version_;
+    }
+
+private:
+    /// build's local part: each item's slot and the count per slot, checked; the storage that
+    /// the rest of build needs, reserved. Returns what is wrong with the items, if anything.
+    template <class RankOf, class IndexOf>
+    std::string count_items(std::size_t n, RankOf rank_of, IndexOf index_of,
+                            std::size_t source_size, bool allow_drop, const char* what) {
+        std::string problem;
         item_slots_.resize(n);
         std::fill(slot_counts_.begin(), slot_counts_.end(), std::size_t{0});
         for (std::size_t k = 0; k < n && problem.empty(); ++k) {
@@ -251,45 +314,42 @@ public:
             item_slots_[k] = static_cast<int>(slot);
             ++slot_counts_[slot];
         }
-        agree(operation::build, problem, id_, neighbour_mode_ ? 1 : 0);
-
-        // Counting sort: offsets per slot, then each item at its slot's next place.
-        std::vector<std::size_t>& next = peer_counts_; // reused as scratch before the exchange
-        send_total_ = 0;
-        for (std::size_t s = 0; s < ranks_.size(); ++s) {
-            next[s] = send_total_;
-            send_total_ += slot_counts_[s];
-        }
-        order_.resize(send_total_);
-        for (std::size_t k = 0; k < n; ++k)
-            if (item_slots_[k] >= 0)
-                order_[next[static_cast<std::size_t>(item_slots_[k])]++] =
-                    static_cast<std::size_t>(index_of(k));
-        source_size_ = source_size;
-        exchange_counts();
-        ++version_;
+        std::size_t total = 0;
+        for (std::size_t c : slot_counts_) total += c;
+        order_.reserve(total);
+        requests_.reserve(2 * ranks_.size());
+        sends_.reserve(ranks_.size());
+        recvs_.reserve(ranks_.size());
+        return problem;
     }
+
+public:
 
     // ---- agreement -----------------------------------------------------------------------------
 
     /// Collective over the user's communicator (so that ranks running different plans still meet
-    /// in it): every rank says whether its input was refused, and what it is running. Throws
-    /// layout::mpi::error on every rank if any rank refused or the ranks disagree. Returns the
+    /// in it): every rank says whether its input was refused or its preparation threw, and what
+    /// it is running. If any rank did, or the ranks disagree, every rank throws: a rank whose
+    /// preparation threw rethrows its own exception, one whose input was refused throws
+    /// layout::mpi::error saying why, the others layout::mpi::error naming the rank. Returns the
     /// largest `value` (the plan id, at construction).
-    std::int64_t agree(operation op, const std::string& problem, std::int64_t value,
+    std::int64_t agree(operation op, const local_outcome& local, std::int64_t value,
                        std::int64_t signature, bool check_plan = true) const {
+        const std::string& problem = local.problem;
         const auto o = static_cast<std::int64_t>(op);
-        std::int64_t v[9] = {problem.empty() ? 0 : rank_ + 1,
+        std::int64_t v[9] = {local.ok() ? 0 : rank_ + 1,
                              o, -o, value, -value, version_, -version_, signature, -signature};
         check(MPI_Allreduce(MPI_IN_PLACE, v, 9, MPI_INT64_T, MPI_MAX, user_comm_),
               "MPI_Allreduce (agreement)", rank_);
+        if (local.failure) std::rethrow_exception(local.failure);
         if (!problem.empty())
             throw error(problem + " [every rank of the communicator throws; no element moved]",
                         rank_);
         if (v[0] != 0)
             throw error("layout::mpi: rank " + std::to_string(v[0] - 1) +
                             " refused its input to " + operation_name(o) +
-                            " (its exception says why); no element moved",
+                            " or could not prepare it (its exception says why); no element "
+                            "moved",
                         static_cast<int>(v[0] - 1));
         if (v[1] != -v[2])
             throw error(std::string("layout::mpi: mismatched calls: this rank ran ") +
@@ -322,10 +382,15 @@ public:
         return d == direction::forward ? recvs_ : sends_;
     }
 
+    /// Messages larger than an int of bytes go as several, in order (MPI keeps the order of
+    /// messages between two ranks with the same tag and communicator).
+    static constexpr std::size_t chunk = std::size_t{1} << 30;
+
     /// Lays out the messages of an exchange of bytes_per_element per element: out_bytes_[k] is
     /// where out segment k starts in the send buffer (self included, for in-place exchanges),
     /// in_bytes_[k] where in segment k starts in the receive buffer (self takes no room: it is
-    /// read from the send buffer). Returns {send buffer bytes, receive buffer bytes}.
+    /// read from the send buffer). Returns {send buffer bytes, receive buffer bytes}. Local: it
+    /// runs before the agreement, and reserves what post() and wait() need.
     std::pair<std::size_t, std::size_t> layout_messages(direction d, std::size_t bytes_per_element) {
         const auto& out = out_segments(d);
         const auto& in = in_segments(d);
@@ -336,10 +401,24 @@ public:
             out_bytes_[k] = send;
             send += message_bytes(bytes_per_element, out[k].count);
         }
+        std::size_t messages = 0, receives = 0; // as post() splits them
         for (std::size_t k = 0; k < in.size(); ++k) {
             in_bytes_[k] = recv;
-            if (in[k].rank != rank_) recv += message_bytes(bytes_per_element, in[k].count);
+            if (in[k].rank == rank_) continue;
+            const std::size_t bytes = message_bytes(bytes_per_element, in[k].count);
+            recv += bytes;
+            receives += bytes == 0 ? 1 : (bytes + chunk - 1) / chunk;
         }
+        messages = receives;
+        for (const auto& seg : out) {
+            if (seg.rank == rank_) continue;
+            const std::size_t bytes = message_bytes(bytes_per_element, seg.count);
+            messages += bytes == 0 ? 1 : (bytes + chunk - 1) / chunk;
+        }
+        // post() and wait() then allocate nothing.
+        requests_.reserve(messages);
+        statuses_.reserve(messages);
+        expected_.reserve(receives);
         return {send, recv};
     }
     std::size_t out_byte_offset(std::size_t k) const { return out_bytes_[k]; }
@@ -363,9 +442,6 @@ public:
         requests_.clear();
         expected_.clear();
         const int tag = d == direction::forward ? 2 : 3;
-        // Messages larger than an int of bytes go as several, in order (MPI keeps the order of
-        // messages between two ranks with the same tag and communicator).
-        constexpr std::size_t chunk = std::size_t{1} << 30;
         for (std::size_t k = 0; k < in.size(); ++k) {
             if (in[k].rank == rank_) continue;
             std::size_t bytes = message_bytes(bytes_per_element, in[k].count);

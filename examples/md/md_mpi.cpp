@@ -1,0 +1,82 @@
+// The MD mini-app across MPI ranks (distributed.hpp): the box cut into one sub-box per rank,
+// atoms migrated and ghosts exchanged with layout::mpi. Same options and output as md (README.md)
+// on the host, one thread per rank, plus --procs PX PY PZ to choose the grid of sub-boxes.
+//   mpirun -np 4 md_mpi --data FILE [--procs 2 2 1] [--layout aos|soa|aosoa32] ...
+#include "distributed.hpp"
+#include "domain.hpp"
+#include "host_backend.hpp"
+
+#include <layout/mpi/mpi.hpp>
+
+#include <mpi.h>
+
+#include <array>
+#include <cstdio>
+#include <exception>
+#include <string>
+#include <vector>
+
+namespace {
+
+/// md's options, less --procs PX PY PZ (md::parse_options does not know it).
+std::vector<char*> take_procs(int argc, char** argv, std::array<int, 3>& procs) {
+    std::vector<char*> rest{argv[0]};
+    for (int a = 1; a < argc; ++a) {
+        if (std::string(argv[a]) != "--procs") {
+            rest.push_back(argv[a]);
+            continue;
+        }
+        for (int d = 0; d < 3; ++d) {
+            if (++a >= argc) throw md::input_error("--procs: missing three sub-box counts");
+            const long p = md::detail::to_long(argv[a], "--procs");
+            if (p < 1 || p > 4096)
+                throw md::input_error("--procs: " + std::to_string(p) + " is not in [1, 4096]");
+            procs[d] = static_cast<int>(p);
+        }
+    }
+    return rest;
+}
+
+int run(int argc, char** argv, int ranks) {
+    std::array<int, 3> procs = {0, 0, 0};
+    std::vector<char*> args = take_procs(argc, argv, procs);
+    const md::options o = md::parse_options(static_cast<int>(args.size()), args.data());
+    if (o.device == "gpu") throw md::input_error("--device gpu: md_mpi runs on the host");
+    if (o.threads != 1) throw md::input_error("--threads: md_mpi runs one thread per rank");
+    // --neighbor is not read: md_mpi always runs a full list (distributed.hpp says why).
+    const md::system s = md::load_start(o); // every rank reads the start and keeps its atoms
+    const md::domain dom(s.box, ranks, o.cutoff + o.skin, procs);
+    return md::with_types(o, [&]<class Real, class Layout>() {
+        md::distributed<Real, Layout> sim(MPI_COMM_WORLD, s, o, dom);
+        sim.run();
+        sim.report(ranks);
+        return 0;
+    });
+}
+
+} // namespace
+
+int main(int argc, char** argv) {
+    MPI_Init(&argc, &argv);
+    int rank = 0, ranks = 1;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &ranks);
+    int status = 0;
+    try {
+        status = run(argc, argv, ranks);
+    } catch (const md::input_error& e) {
+        // Every rank reads the same options and start, so every rank is here: one message.
+        if (rank == 0) std::fprintf(stderr, "md_mpi: error: %s\n", e.what());
+        status = 1;
+    } catch (const layout::mpi::error& e) {
+        // Thrown on every rank together (layout::mpi agrees before anything moves).
+        std::fprintf(stderr, "md_mpi: rank %d: error: %s\n", rank, e.what());
+        status = 1;
+    } catch (const std::exception& e) {
+        // This rank alone: the others would wait for it at their next exchange.
+        std::fprintf(stderr, "md_mpi: rank %d: error: %s\n", rank, e.what());
+        MPI_Abort(MPI_COMM_WORLD, 2);
+    }
+    MPI_Finalize();
+    return status;
+}
