@@ -432,16 +432,22 @@ private:
     }
 
     /// Moves count elements from index from to index to (ranges may overlap): one memmove per
-    /// run where the layout's elements can start anywhere, else element by element, leaf by leaf.
+    /// run where the layout's elements can start anywhere and its runs move independently
+    /// (AoS, SoA), else element by element.
     void move_elements(size_type from, size_type to, size_type count) noexcept {
         if (count == 0 || from == to) return;
         const view_type v(storage(), capacity_);
         if constexpr (requires { v.storage().advanced(from); }) {
-            Layout::template runs<T>(
-                count,
-                [](std::size_t bytes, void* d, const void* s) { std::memmove(d, s, bytes); },
-                v.storage().advanced(to), v.storage().advanced(from));
-        } else if (to < from) {
+            const view_type d(v.storage().advanced(to), count);
+            const const_view_type s(v.storage().advanced(from), count);
+            if (detail::runs_move_independently(d, s, count)) {
+                detail::for_each_run(d, s, count, [](void* dp, const void* sp, std::size_t bytes) {
+                    std::memmove(dp, sp, bytes);
+                });
+                return;
+            }
+        }
+        if (to < from) {
             for (size_type k = 0; k < count; ++k) v[to + k] = v[from + k].load();
         } else {
             for (size_type k = count; k-- > 0;) v[to + k] = v[from + k].load();

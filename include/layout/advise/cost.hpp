@@ -93,7 +93,7 @@ layout_geometry geometry_of() {
     layout_geometry g;
     g.name = policy_name<L>();
     constexpr std::size_t run = mapping<T, L>::leaf_run;
-    g.lanes = run == detail::whole_column || run == 1 ? 0 : run;
+    g.lanes = run == layout::detail::whole_column || run == 1 ? 0 : run;
     g.contiguous_leaf = run > 1;
     g.capacity = std::size_t{1} << 24;
     g.offset = &mapping<T, L>::offset;

@@ -13,7 +13,8 @@
 ///                         and rebuild(pointers...) makes the storage again from them
 ///     L::runs<T>(n, f, s...)   calls f(bytes, p...) for each contiguous byte run holding
 ///                         elements [0, n) of the storages s... (views of one layout, whose
-///                         capacities may differ), the runs in the same order for each
+///                         capacities may differ), the runs in the same order for each;
+///                         at most leaf_count_v<T> + 1 of them
 ///
 /// Optional facts, each asked for by name (requires), never by layout:
 ///     mapping::leaf_run       elements whose values of one leaf are adjacent, in runs
