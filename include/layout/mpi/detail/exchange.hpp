@@ -78,7 +78,7 @@ void unpack_contiguous(const DS& d, const WS& w, std::size_t first, std::size_t 
                 for (std::size_t i = 0; i < n;) {
                     const std::size_t at = first + i;
                     std::size_t run = n - i;
-                    if constexpr (lanes != whole_column) {
+                    if constexpr (lanes != layout::detail::whole_column) {
                         run = std::min(run, lanes - at % lanes);
                         if (run == lanes) { // a whole block's lanes: a fixed-size copy, inlined
                             std::memcpy(&d.at(at).template leaf<Leaf>(), from + i,
@@ -140,10 +140,10 @@ struct transport {
             const auto w = wire_storage<T, S>(send + p.out_byte_offset(k), seg.count);
             auto to = [](std::size_t i) { return i; };
             if (d == direction::forward)
-                move_travelling<T, S, contiguous_columns_v<view<const T, L>>>(
+                move_travelling<T, S, layout::detail::contiguous_columns_v<view<const T, L>>>(
                     w, s, seg.count, to, [=](std::size_t i) { return order[seg.offset + i]; });
             else
-                move_travelling<T, S, contiguous_columns_v<view<const T, L>>>(
+                move_travelling<T, S, layout::detail::contiguous_columns_v<view<const T, L>>>(
                     w, s, seg.count, to, [=](std::size_t i) { return base + seg.offset + i; });
         }
         p.post(d, W::bytes_per_element, send, recv);
