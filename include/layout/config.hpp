@@ -61,6 +61,31 @@
 #  endif
 #endif
 
+/// Attributes of the out-of-line loop functions; define it (e.g. empty) to override.
+#ifndef LAYOUT_HOST_LOOP
+#  if defined(__GNUC__) || defined(__clang__)
+#    define LAYOUT_HOST_LOOP __attribute__((noinline, flatten))
+#  else
+#    define LAYOUT_HOST_LOOP
+#  endif
+#endif
+
+/// The pragma on the host loops (detail/host_loop.hpp, layouts/aosoa.hpp) that says their iterations are independent. With OpenMP,
+/// `omp simd`: it also overrides g++'s -O2 cost model ("very cheap", which vectorizes no loop
+/// that needs a remainder), so that a SoA drift vectorizes at -O2 as at -O3 (the hand-written
+/// loop at -O2 stays scalar).
+#ifndef LAYOUT_IVDEP
+#  if defined(_OPENMP)
+#    define LAYOUT_IVDEP _Pragma("omp simd")
+#  elif defined(__clang__)
+#    define LAYOUT_IVDEP _Pragma("clang loop vectorize(assume_safety)")
+#  elif defined(__GNUC__) && !defined(__CUDACC__)
+#    define LAYOUT_IVDEP _Pragma("GCC ivdep")
+#  else
+#    define LAYOUT_IVDEP
+#  endif
+#endif
+
 #include <cstdio>
 #include <cstdlib>
 #include <type_traits>

@@ -38,25 +38,25 @@ inline bool ranges_overlap(const byte_range& a, const byte_range& b) noexcept {
     return a.first < b.last && b.first < a.last;
 }
 
-/// The bytes a view's first n elements occupy: one range for AoS and AoSoA (whole blocks), one
-/// per column for SoA. Computed from the pointers only; nothing is dereferenced, so this works
-/// on views of device memory too.
+/// The bytes a view's elements occupy: its layout's runs (AoS: one; SoA: one per column;
+/// AoSoA: the whole blocks, then the live lanes of a partial last block, leaf by leaf).
+/// Computed from the pointers only; nothing is dereferenced, so this works on views of device
+/// memory too.
 template <class V>
 auto byte_ranges(const V& v) noexcept {
     using T = typename V::value_type;
     using L = typename V::layout_type;
-    const std::size_t n = v.size();
-    if constexpr (std::is_same_v<L, policy::soa>) {
-        std::array<byte_range, leaf_count_v<T>> ranges{};
-        for (std::size_t l = 0; l < leaf_count_v<T>; ++l) {
-            const auto first = reinterpret_cast<std::uintptr_t>(v.storage().columns[l]);
-            ranges[l] = {first, first + n * leaf_table<T>[l].size};
-        }
-        return ranges;
-    } else {
-        const auto first = reinterpret_cast<std::uintptr_t>(v.storage().data);
-        return std::array<byte_range, 1>{byte_range{first, first + mapping<T, L>::bytes(n)}};
-    }
+    struct ranges {
+        std::array<byte_range, leaf_count_v<T> + 1> runs{};
+        std::size_t count = 0;
+        const byte_range* begin() const noexcept { return runs.data(); }
+        const byte_range* end() const noexcept { return runs.data() + count; }
+    } r;
+    L::template runs<T>(v.size(), [&](std::size_t bytes, const void* p) {
+        const auto first = reinterpret_cast<std::uintptr_t>(p);
+        r.runs[r.count++] = {first, first + bytes};
+    }, v.storage());
+    return r;
 }
 
 /// True if some byte of a's elements is also one of b's (empty views overlap nothing).
@@ -69,15 +69,18 @@ bool views_overlap(const A& a, const B& b) noexcept {
     return false;
 }
 
-/// The address of leaf l of element i, from the pointers only (as byte_ranges).
+/// The address of leaf l of element i, through the element's cursor: addresses are taken,
+/// nothing is loaded, so this works for views of device memory too.
 template <class V>
 std::uintptr_t leaf_address(const V& v, std::size_t i, std::size_t l) noexcept {
-    using T = typename V::value_type;
-    using L = typename V::layout_type;
-    if constexpr (std::is_same_v<L, policy::soa>)
-        return reinterpret_cast<std::uintptr_t>(v.storage().columns[l]) + i * leaf_table<T>[l].size;
-    else
-        return reinterpret_cast<std::uintptr_t>(v.storage().data) + mapping<T, L>::offset(i, l, 0);
+    std::uintptr_t address = 0;
+    const auto at = v.storage().at(i);
+    [&]<std::size_t... K>(std::index_sequence<K...>) {
+        ((K == l ? (void)(address = reinterpret_cast<std::uintptr_t>(&at.template leaf<K>()))
+                 : (void)0),
+         ...);
+    }(std::make_index_sequence<leaf_count_v<typename V::value_type>>{});
+    return address;
 }
 
 // ---- bulk copies of one layout ------------------------------------------------------------------
@@ -87,29 +90,9 @@ std::uintptr_t leaf_address(const V& v, std::size_t i, std::size_t l) noexcept {
 template <class T, class Layout, class F>
 void for_each_run(const view<T, Layout>& dst, const view<const T, Layout>& src, std::size_t n,
                   F&& f) {
-    if (n == 0) return;
-    if constexpr (std::is_same_v<Layout, policy::aos>) {
-        f(static_cast<void*>(dst.storage().data), static_cast<const void*>(src.storage().data),
-          n * sizeof(T));
-    } else if constexpr (std::is_same_v<Layout, policy::soa>) {
-        for (std::size_t l = 0; l < leaf_count_v<T>; ++l)
-            f(dst.storage().columns[l], src.storage().columns[l], n * leaf_table<T>[l].size);
-    } else {
-        using map = mapping<T, Layout>;
-        constexpr std::size_t lanes = Layout::lanes;
-        const std::size_t full = n / lanes, tail = n % lanes;
-        std::byte* d = dst.storage().data;
-        const std::byte* s = src.storage().data;
-        if (full) f(static_cast<void*>(d), static_cast<const void*>(s), full * map::block_bytes);
-        // The last block is partly filled: copy only its live lanes, leaf by leaf, so nothing
-        // uninitialized is read.
-        if (tail)
-            for (std::size_t l = 0; l < leaf_count_v<T>; ++l) {
-                const std::size_t at = full * map::block_bytes + map::lane_offsets[l];
-                f(static_cast<void*>(d + at), static_cast<const void*>(s + at),
-                  tail * leaf_table<T>[l].size);
-            }
-    }
+    Layout::template runs<std::remove_const_t<T>>(
+        n, [&](std::size_t bytes, void* d, const void* s) { f(d, s, bytes); }, dst.storage(),
+        src.storage());
 }
 
 template <class T, class Layout>
@@ -175,13 +158,10 @@ bool runs_move_independently(const view<T, Layout>& dst, const view<const T, Lay
 }
 
 /// Elements per thread share are a multiple of this: 64 (a cache line of every 1 to 8-byte
-/// leaf column), rounded up to whole AoSoA blocks.
-template <class Layout>
+/// leaf column), rounded up to what the layout allocates (whole AoSoA blocks).
+template <class T, class Layout>
 constexpr std::size_t host_grain() noexcept {
-    if constexpr (requires { Layout::lanes; })
-        return (64 + Layout::lanes - 1) / Layout::lanes * Layout::lanes;
-    else
-        return 64;
+    return mapping<T, Layout>::rounded_capacity(64);
 }
 
 /// dst[i] = src[i] for i in [0, n), leaf-major: one pass per column keeps each SoA column's
@@ -191,7 +171,8 @@ constexpr std::size_t host_grain() noexcept {
 template <class T, class DstLayout, class SrcLayout, class Policy = exec::parallel_policy>
 void convert_on_host(const view<T, DstLayout>& dst, const view<const T, SrcLayout>& src,
                      std::size_t n, const Policy& policy = {}) {
-    constexpr std::size_t grain = std::max(host_grain<DstLayout>(), host_grain<SrcLayout>());
+    using U = std::remove_const_t<T>;
+    constexpr std::size_t grain = std::max(host_grain<U, DstLayout>(), host_grain<U, SrcLayout>());
     run_shares(use_threads(policy, n), n, grain, [&](std::size_t begin, std::size_t end) {
         [&]<std::size_t... L>(std::index_sequence<L...>) {
             (
@@ -221,10 +202,8 @@ public:
     }
 
 private:
-    static std::size_t rounded(std::size_t n) noexcept { // AoSoA blocks are whole
-        if constexpr (requires { Layout::lanes; })
-            return (n + Layout::lanes - 1) / Layout::lanes * Layout::lanes;
-        return n;
+    static std::size_t rounded(std::size_t n) noexcept {
+        return mapping<T, Layout>::rounded_capacity(n);
     }
     std::size_t n_, bytes_;
     void* block_;

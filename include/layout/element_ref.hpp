@@ -11,7 +11,7 @@
 #pragma once
 
 #include "config.hpp"
-#include "detail/storage.hpp"
+#include "layouts/concept.hpp"
 #include "reflect.hpp"
 
 #include <concepts>

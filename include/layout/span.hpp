@@ -169,13 +169,14 @@ auto span_source(const vector<T, L, M>& c) noexcept {
     return c.view();
 }
 
-/// Elements of leaf type E from one AoS element to the next.
-template <class T, class E>
-constexpr std::size_t aos_leaf_stride() {
-    static_assert(sizeof(T) % sizeof(E) == 0,
+/// Elements of leaf type E from one element to the next, in a layout whose elements are
+/// Stride bytes apart (AoS: sizeof(T)).
+template <std::size_t Stride, class E>
+constexpr std::size_t leaf_stride() {
+    static_assert(Stride % sizeof(E) == 0,
                   "layout: strided_column: sizeof(T) is not a multiple of the leaf's size, so an "
                   "AoS column has no stride in whole leaves; use column_range or view::column");
-    return sizeof(T) / sizeof(E);
+    return Stride / sizeof(E);
 }
 
 } // namespace detail
@@ -189,7 +190,7 @@ template <auto Key, auto... Rest, class X>
 auto column_span(X&& x) noexcept {
     const auto v = detail::span_source(x);
     using V = std::remove_cvref_t<decltype(v)>;
-    static_assert(std::is_same_v<typename V::layout_type, policy::soa>,
+    static_assert(detail::contiguous_columns_v<V>,
                   "layout: column_span needs a SoA view or container (other layouts' columns are "
                   "not contiguous): use strided_column for AoS, column_range for any layout");
     auto c = v.template column<Key, Rest...>();
@@ -205,7 +206,7 @@ void column_span(const vector<T, L, M>&&) = delete; // layout: would dangle; nam
 
 /// A SoA column (view.column<&P::x>()) as a std::span.
 template <class View, std::size_t Leaf>
-    requires std::is_same_v<typename View::layout_type, policy::soa>
+    requires detail::contiguous_columns_v<View>
 auto as_span(const column<View, Leaf>& c) noexcept {
     return std::span(c.data(), c.size());
 }
@@ -219,18 +220,18 @@ template <auto Key, auto... Rest, class X>
 auto strided_column(X&& x) noexcept {
     const auto v = detail::span_source(x);
     using V = std::remove_cvref_t<decltype(v)>;
-    using L = typename V::layout_type;
+    using map = mapping<typename V::value_type, typename V::layout_type>;
     auto c = v.template column<Key, Rest...>();
     using E = typename decltype(c)::element_type;
-    if constexpr (std::is_same_v<L, policy::soa>) {
+    if constexpr (detail::contiguous_columns_v<V>) {
         return strided_span<E>(c.data(), c.size(), 1);
     } else {
-        static_assert(std::is_same_v<L, policy::aos>,
+        static_assert(requires { map::element_stride; },
                       "layout: strided_column: an AoSoA column is not one stride (it jumps between "
                       "blocks); use column_range, or view::column for indexed access");
         E* first = v.size() ? &c[0] : nullptr;
-        return strided_span<E>(first, c.size(), detail::aos_leaf_stride<typename V::value_type,
-                                                                        std::remove_const_t<E>>());
+        return strided_span<E>(first, c.size(),
+                               detail::leaf_stride<map::element_stride, std::remove_const_t<E>>());
     }
 }
 

@@ -229,8 +229,12 @@ public:
     }
 
     /// The elements as an array of T (AoS only: other layouts have no T objects in memory).
-    T* data() noexcept requires std::is_same_v<Layout, policy::aos> { return view().data(); }
-    const T* data() const noexcept requires std::is_same_v<Layout, policy::aos> {
+    T* data() noexcept requires std::same_as<decltype(std::declval<view_type>().data()), T*> {
+        return view().data();
+    }
+    const T* data() const noexcept
+        requires std::same_as<decltype(std::declval<view_type>().data()), T*>
+    {
         return view().data();
     }
 
@@ -448,23 +452,15 @@ private:
     /// clang 14 copies a struct of pointers as bytes, untyped, so that any float store of the
     /// loop might have changed them, and reloaded every column pointer per element.
     storage_type storage() const noexcept {
-        if constexpr (std::is_same_v<Layout, policy::soa>) {
-            storage_type s;
-            [&]<std::size_t... L>(std::index_sequence<L...>) {
-                ((s.columns[L] = storage_.columns[L]), ...);
-            }(std::make_index_sequence<leaf_count_v<T>>{});
-            return s;
-        } else {
+        if constexpr (requires { storage_.copy(); })
+            return storage_.copy();
+        else
             return storage_;
-        }
     }
 
     /// Allocation rounds AoSoA capacities up to whole blocks: the last block is paid for anyway.
     static size_type rounded_capacity(size_type n) noexcept {
-        if constexpr (requires { Layout::lanes; })
-            return (n + Layout::lanes - 1) / Layout::lanes * Layout::lanes;
-        else
-            return n;
+        return mapping<T, Layout>::rounded_capacity(n);
     }
 
     static size_type checked_size(size_type n) {
@@ -505,19 +501,23 @@ private:
             transfer<Memory, Memory>::fill(view_type(storage(), last), first, last, value, stream_);
     }
 
-    /// Moves count elements from index from to index to (ranges may overlap), leaf by leaf.
+    /// Moves count elements from index from to index to (ranges may overlap): one memmove per
+    /// run where the layout's elements can start anywhere and its runs move independently
+    /// (AoS, SoA), else element by element.
     void move_elements(size_type from, size_type to, size_type count) noexcept {
         if (count == 0 || from == to) return;
         const view_type v(storage(), capacity_);
-        if constexpr (std::is_same_v<Layout, policy::aos>) {
-            std::memmove(&v.storage().data[to], &v.storage().data[from], count * sizeof(T));
-        } else if constexpr (std::is_same_v<Layout, policy::soa>) {
-            for (std::size_t l = 0; l < leaf_count_v<T>; ++l) {
-                const std::size_t size = detail::leaf_table<T>[l].size;
-                auto* column = static_cast<std::byte*>(v.storage().columns[l]);
-                std::memmove(column + to * size, column + from * size, count * size);
+        if constexpr (requires { v.storage().advanced(from); }) {
+            const view_type d(v.storage().advanced(to), count);
+            const const_view_type s(v.storage().advanced(from), count);
+            if (detail::runs_move_independently(d, s, count)) {
+                detail::for_each_run(d, s, count, [](void* dp, const void* sp, std::size_t bytes) {
+                    std::memmove(dp, sp, bytes);
+                });
+                return;
             }
-        } else if (to < from) {
+        }
+        if (to < from) {
             for (size_type k = 0; k < count; ++k) v[to + k] = v[from + k].load();
         } else {
             for (size_type k = count; k-- > 0;) v[to + k] = v[from + k].load();

@@ -17,7 +17,6 @@
 #pragma once
 
 #include "config.hpp"
-#include "detail/storage.hpp"
 #include "element_ref.hpp"
 #include "iterator.hpp"
 #include "policies.hpp"
@@ -32,6 +31,20 @@ namespace layout {
 namespace detail {
 template <class>
 inline constexpr bool dependent_false_v = false;
+
+/// A's type, in a function pointer R (*)(A).
+template <class F>
+struct first_argument;
+template <class R, class A>
+struct first_argument<R (*)(A) noexcept> {
+    using type = A;
+};
+template <class R, class A>
+struct first_argument<R (*)(A)> {
+    using type = A;
+};
+template <class F>
+using first_argument_t = typename first_argument<F>::type;
 
 /// Leaf index reached by a path of keys (field indices or member pointers) from T. Each step is
 /// checked before it is taken, so a bad path gives its one message and nothing after it.
@@ -77,9 +90,9 @@ public:
         return view_.storage().at(i).template leaf<Leaf>();
     }
     LAYOUT_HOST_DEVICE element_type* data() const noexcept
-        requires std::is_same_v<typename View::layout_type, policy::soa>
+        requires requires(const View& v) { v.storage().template leaf_data<Leaf>(); }
     {
-        return static_cast<element_type*>(view_.storage().columns[Leaf]);
+        return view_.storage().template leaf_data<Leaf>();
     }
 
 private:
@@ -105,27 +118,19 @@ public:
     LAYOUT_HOST_DEVICE view(const storage_type& storage, size_type size) noexcept
         : storage_(storage), size_(size) {}
 
-    /// AoS over an array of T the user owns.
-    LAYOUT_HOST_DEVICE view(T* data, size_type size) noexcept
-        requires std::is_same_v<Layout, policy::aos>
-        : storage_{data}, size_(size) {}
+    /// Over memory the user owns, where the layout has one pointer: AoS over an array of T,
+    /// AoSoA over blocks laid out as mapping<T, aosoa<N>> says.
+    template <class S = storage_type>
+        requires requires { &S::from_pointer; }
+    LAYOUT_HOST_DEVICE view(detail::first_argument_t<decltype(&S::from_pointer)> data,
+                            size_type size) noexcept
+        : storage_(S::from_pointer(data)), size_(size) {}
 
-    /// SoA over one array per leaf, in leaf order, each of the leaf's type.
+    /// Over one array per leaf, in leaf order, each of the leaf's type (SoA).
     template <class... Columns>
-        requires std::is_same_v<Layout, policy::soa> && (sizeof...(Columns) == leaf_count_v<T>)
-    LAYOUT_HOST_DEVICE view(size_type size, Columns*... columns) noexcept : size_(size) {
-        [&]<std::size_t... L>(std::index_sequence<L...>) {
-            static_assert((std::is_same_v<std::remove_const_t<Columns>, leaf_t<T, L>> && ...),
-                          "layout: a SoA view takes one pointer per leaf, of that leaf's type, "
-                          "in declaration order");
-            ((storage_.columns[L] = columns), ...);
-        }(std::make_index_sequence<sizeof...(Columns)>{});
-    }
-
-    /// AoSoA over blocks the user owns, laid out as mapping<T, aosoa<N>> says.
-    LAYOUT_HOST_DEVICE view(detail::copy_const_t<T, void>* blocks, size_type size) noexcept
-        requires(!std::is_same_v<Layout, policy::aos> && !std::is_same_v<Layout, policy::soa>)
-        : storage_{static_cast<typename storage_type::byte*>(blocks)}, size_(size) {}
+        requires requires(Columns*... columns) { storage_type::from_columns(columns...); }
+    LAYOUT_HOST_DEVICE view(size_type size, Columns*... columns) noexcept
+        : storage_(storage_type::from_columns(columns...)), size_(size) {}
 
     /// A mutable view converts to a read-only one.
     template <class Mutable = T>
@@ -161,9 +166,10 @@ public:
         return layout::column<view, L>(*this);
     }
 
-    /// The elements as the user's struct (AoS) or the first block's bytes (AoSoA).
+    /// The layout's one pointer, where it has one: the elements as the user's struct (AoS),
+    /// the first block's bytes (AoSoA).
     LAYOUT_HOST_DEVICE auto* data() const noexcept
-        requires(!std::is_same_v<Layout, policy::soa>)
+        requires requires(const storage_type& s) { s.data; }
     {
         return storage_.data;
     }

@@ -159,7 +159,7 @@ static_assert(holds_for_every_layout<Grid>());
 static_assert(holds_for_every_layout<Padded>());
 // (Aligned is proved at run time below only: its proof exceeds clang's constexpr step limit.)
 
-// Spot checks of the numbers policies.hpp documents.
+// Spot checks of the numbers the layout files (layouts/*.hpp) document.
 struct two {
     float x;
     double d;
@@ -171,6 +171,11 @@ static_assert(mapping<two, policy::aosoa<32>>::offset(33, 1, 0) == 384 + 128 + 8
 static_assert(mapping<Particle, policy::soa>::bytes(33) == 8 * (256 + 256));
 static_assert(mapping<Particle, policy::soa>::bytes(0) == 0);
 static_assert(mapping<Mixed, policy::aosoa<4>>::block_bytes == 32 + 16 + 4 + 4);
+
+// Each layout provides what layouts/concept.hpp lists (custom_layout_test adds a fourth).
+static_assert(layout::layout_policy<policy::aos, two> && layout::layout_policy<policy::soa, two> &&
+              layout::layout_policy<policy::aosoa<32>, two> &&
+              layout::layout_policy<policy::aosoa<1>, Particle>);
 
 // ---- The same proofs at run time, with the failure spelled out --------------------------------
 

@@ -85,21 +85,16 @@ struct layout_geometry {
 
 template <class L>
 inline std::string policy_name() {
-    if constexpr (std::is_same_v<L, policy::aos>)
-        return "aos";
-    else if constexpr (std::is_same_v<L, policy::soa>)
-        return "soa";
-    else
-        return "aosoa" + std::to_string(L::lanes);
+    return L::name();
 }
 
 template <class T, class L>
 layout_geometry geometry_of() {
     layout_geometry g;
     g.name = policy_name<L>();
-    if constexpr (!std::is_same_v<L, policy::aos> && !std::is_same_v<L, policy::soa>)
-        g.lanes = L::lanes;
-    g.contiguous_leaf = !std::is_same_v<L, policy::aos>;
+    constexpr std::size_t run = mapping<T, L>::leaf_run;
+    g.lanes = run == layout::detail::whole_column || run == 1 ? 0 : run;
+    g.contiguous_leaf = run > 1;
     g.capacity = std::size_t{1} << 24;
     g.offset = &mapping<T, L>::offset;
     g.leaves = detail::leaf_descs<T>.data();

@@ -77,7 +77,7 @@ template <class T, class DL, class SL, class I, class Policy = exec::serial_poli
 void gather_on_host(const view<T, DL>& dst, const view<const T, SL>& src,
                     std::span<const I> indices, const Policy& how = {}) {
     // Thread k writes dst[i] for the i of its share only: the serial result.
-    move_on_host<std::is_same_v<SL, policy::soa>>(
+    move_on_host<contiguous_columns_v<view<const T, SL>>>(
         dst, src, indices.size(), [](std::size_t i) { return i; },
         [indices](std::size_t i) { return static_cast<std::size_t>(indices[i]); },
         use_threads(how, indices.size()));
@@ -105,7 +105,7 @@ void scatter_on_host(const view<T, DL>& dst, const view<const T, SL>& src,
                      std::span<const I> indices, const Policy& how = {}) {
     const bool threads =
         use_threads(how, indices.size()) && indices_distinct(indices, dst.size());
-    move_on_host<std::is_same_v<DL, policy::soa>>(
+    move_on_host<contiguous_columns_v<view<T, DL>>>(
         dst, src, indices.size(),
         [indices](std::size_t i) { return static_cast<std::size_t>(indices[i]); },
         [](std::size_t i) { return i; }, threads);

@@ -48,11 +48,6 @@
 namespace layout::cuda {
 namespace detail {
 
-template <class Layout>
-inline constexpr bool is_aosoa_v = false;
-template <std::size_t N>
-inline constexpr bool is_aosoa_v<policy::aosoa<N>> = true;
-
 /// Element i of src to element i of dst, for i in [first, last): all leaves are loaded before
 /// any is stored, so the loads are in flight together.
 template <class T, class Dst, class Src>
@@ -119,9 +114,7 @@ public:
 
 private:
     static std::size_t rounded(std::size_t n) noexcept { // AoSoA blocks are whole
-        if constexpr (is_aosoa_v<Layout>)
-            return (n + Layout::lanes - 1) / Layout::lanes * Layout::lanes;
-        return n;
+        return mapping<T, Layout>::rounded_capacity(n);
     }
     std::size_t n_, capacity_, bytes_;
     cudaStream_t stream_;
@@ -156,23 +149,22 @@ void convert(layout::view<T, DstLayout> dst, layout::view<const T, SrcLayout> sr
 
     using shape = detail::tile_shape<T>;
     constexpr bool same = std::is_same_v<DstLayout, SrcLayout>;
-    constexpr bool from_aos = std::is_same_v<SrcLayout, policy::aos>;
-    constexpr bool to_aos = std::is_same_v<DstLayout, policy::aos>;
+    // The tile kernel serves a side that is an array of whole T's (AoS), whatever the other.
+    constexpr bool from_aos = layout::detail::packed_elements_v<T, SrcLayout>;
+    constexpr bool to_aos = layout::detail::packed_elements_v<T, DstLayout>;
 
-    if constexpr (same && from_aos) {
-        detail::copy_async(dst.storage().data, src.storage().data, n * sizeof(T), stream);
-    } else if constexpr (same && std::is_same_v<SrcLayout, policy::soa>) {
-        for (std::size_t l = 0; l < leaf_count_v<T>; ++l)
-            detail::copy_async(dst.storage().columns[l], src.storage().columns[l],
-                               n * detail::leaf_table<T>[l].size, stream);
-    } else if constexpr (same) {
-        // Whole blocks in one copy; a partial last block element by element, so that lanes
-        // past the end of dst (another view's elements, perhaps) are left alone.
-        static_assert(detail::is_aosoa_v<SrcLayout>, "layout: cuda::convert: unknown layout");
-        const std::size_t whole = n / SrcLayout::lanes;
-        detail::copy_async(dst.storage().data, src.storage().data,
-                           whole * mapping<T, SrcLayout>::block_bytes, stream);
-        detail::convert_elements(dst, src, whole * SrcLayout::lanes, n, stream);
+    if constexpr (same) {
+        // The layout's runs, one cudaMemcpyAsync each; a partly filled last block (AoSoA),
+        // whose runs are one per leaf, goes element by element in one kernel instead, which
+        // leaves the lanes past the end of dst (another view's elements, perhaps) alone.
+        using map = mapping<T, SrcLayout>;
+        const std::size_t whole = n / map::rounded_capacity(1) * map::rounded_capacity(1);
+        SrcLayout::template runs<T>(
+            whole,
+            [&](std::size_t bytes, void* d, const void* s) { detail::copy_async(d, s, bytes, stream); },
+            dst.storage(), src.storage());
+        if constexpr (map::rounded_capacity(1) > 1)
+            detail::convert_elements(dst, src, whole, n, stream);
     } else if constexpr ((from_aos || to_aos) && shape::usable) {
         const std::size_t chunks = (n + shape::chunk - 1) / shape::chunk;
         const unsigned grid = detail::convert_grid(chunks);

@@ -54,60 +54,32 @@ inline constexpr std::size_t per_thread_auto = 0;
 /// Not the default count: the MD force kernel under SoA (32,000 atoms, a neighbour loop per
 /// element) ran 1.7x slower with 2 per thread, half the threads leaving SMs idle.
 template <class T, class Layout>
-inline constexpr std::size_t default_per_thread = 1;
-template <class T>
-inline constexpr std::size_t default_per_thread<T, policy::soa> = [] {
-    std::size_t widest = 1;
-    for (const auto& leaf : layout::detail::leaf_table<T>)
-        widest = leaf.size > widest ? leaf.size : widest;
-    return widest >= 8 ? std::size_t{2} : std::size_t{4};
+inline constexpr std::size_t default_per_thread = [] {
+    if constexpr (layout::detail::contiguous_columns_v<view<T, Layout>>) {
+        std::size_t widest = 1;
+        for (const auto& leaf : layout::detail::leaf_table<T>)
+            widest = leaf.size > widest ? leaf.size : widest;
+        return widest >= 8 ? std::size_t{2} : std::size_t{4};
+    } else {
+        return std::size_t{1};
+    }
 }();
 
 namespace detail {
 
-template <class T, class Layout>
-struct pointer_pack; // the view's pointers as a typed pack, and back
-
-template <class T>
-struct pointer_pack<T, policy::aos> {
-    template <class F>
-    static void apply(const view<T, policy::aos>& v, F&& f) { f(v.storage().data); }
-    LAYOUT_HOST_DEVICE static view<T, policy::aos> rebuild(std::size_t n, T* data) { return {data, n}; }
-};
-
-template <class T, std::size_t Lanes>
-struct pointer_pack<T, policy::aosoa<Lanes>> {
-    using byte = layout::detail::copy_const_t<T, std::byte>;
-    template <class F>
-    static void apply(const view<T, policy::aosoa<Lanes>>& v, F&& f) { f(v.storage().data); }
-    LAYOUT_HOST_DEVICE static view<T, policy::aosoa<Lanes>> rebuild(std::size_t n, byte* data) {
-        return {data, n};
-    }
-};
-
-template <class T>
-struct pointer_pack<T, policy::soa> {
-    // The kernel gets mutable pointers even for a read-only view, which it rebuilds as
-    // read-only: nvcc's generated launch stub cannot spell the const leaf types (a parse error
-    // in the stub), and ld.global.nc comes from restrict plus no stores, not from const.
-    template <class F>
-    static void apply(const view<T, policy::soa>& v, F&& f) {
-        [&]<std::size_t... L>(std::index_sequence<L...>) {
-            f(static_cast<leaf_t<std::remove_const_t<T>, L>*>(
-                const_cast<void*>(static_cast<const void*>(v.storage().columns[L])))...);
-        }(std::make_index_sequence<leaf_count_v<T>>{});
-    }
-    template <class... Columns>
-    LAYOUT_HOST_DEVICE static view<T, policy::soa> rebuild(std::size_t n, Columns*... columns) {
-        return {n, columns...};
-    }
-};
+/// The view of n elements that the kernel rebuilds from its pointer arguments (the layout's
+/// storage::split on the host, rebuild here).
+template <class T, class Layout, class... Pointee>
+LAYOUT_HOST_DEVICE LAYOUT_FORCEINLINE view<T, Layout> rebuild(std::size_t n,
+                                                             Pointee*... pointers) noexcept {
+    return {layout::detail::storage<T, Layout>::rebuild(pointers...), n};
+}
 
 LAYOUT_EXEC_CHECK_DISABLE
 template <class T, class Layout, class F, class... Pointee>
 __global__ void for_each_index_kernel(F f, std::size_t n, Pointee* LAYOUT_RESTRICT... pointers) {
     const std::size_t i = std::size_t{blockIdx.x} * blockDim.x + threadIdx.x;
-    if (i < n) f(pointer_pack<T, Layout>::rebuild(n, pointers...), i);
+    if (i < n) f(rebuild<T, Layout>(n, pointers...), i);
 }
 
 /// PerThread elements per thread. Consecutive (SoA with every column aligned to PerThread of
@@ -121,7 +93,7 @@ template <class T, class Layout, std::size_t PerThread, bool Consecutive, class 
 __global__ void for_each_index_block_kernel(F f, std::size_t n,
                                             Pointee* LAYOUT_RESTRICT... pointers) {
     if constexpr (Consecutive) {
-        const auto v = pointer_pack<T, Layout>::rebuild(
+        const auto v = rebuild<T, Layout>(
             n, static_cast<Pointee*>(
                    __builtin_assume_aligned(pointers, PerThread * sizeof(Pointee)))...);
         const std::size_t first =
@@ -135,7 +107,7 @@ __global__ void for_each_index_block_kernel(F f, std::size_t n,
                 if (first + k < n) f(v, first + k);
         }
     } else {
-        const auto v = pointer_pack<T, Layout>::rebuild(n, pointers...);
+        const auto v = rebuild<T, Layout>(n, pointers...);
         const std::size_t first = std::size_t{blockIdx.x} * blockDim.x * PerThread + threadIdx.x;
         LAYOUT_UNROLL
         for (std::size_t k = 0; k < PerThread; ++k)
@@ -173,11 +145,11 @@ void launch_for_each(const view<T, Layout>& v, const F& f, cudaStream_t stream, 
     if (blocks > 0x7fffffffu)
         throw std::length_error("layout::cuda::for_each_index: too many elements for one grid");
     const dim3 grid(static_cast<unsigned>(blocks));
-    pointer_pack<T, Layout>::apply(v, [&]<class... Pointee>(Pointee*... pointers) {
+    v.storage().split([&]<class... Pointee>(Pointee*... pointers) {
         if constexpr (PerThread == 1) {
             for_each_index_kernel<T, Layout><<<grid, block, 0, stream>>>(f, v.size(), pointers...);
         } else {
-            if constexpr (std::is_same_v<Layout, policy::soa>) {
+            if constexpr (layout::detail::contiguous_columns_v<view<T, Layout>>) {
                 if (aligned_to(PerThread, pointers...)) {
                     for_each_index_block_kernel<T, Layout, PerThread, true>
                         <<<grid, block, 0, stream>>>(f, v.size(), pointers...);

@@ -132,26 +132,27 @@ LAYOUT_HOST_DEVICE auto column_mdspan_of(const View& v) noexcept {
     using E = column_element_t<View, Leaf>;
     using byte = layout::detail::copy_const_t<E, std::byte>;
     using ext = ::cuda::std::dextents<std::size_t, 1>;
-    if constexpr (std::is_same_v<L, policy::soa>) {
+    using map = layout::mapping<T, L>;
+    if constexpr (layout::detail::contiguous_columns_v<View>) {
         return ::cuda::std::mdspan<E, ext>(layout::column<View, Leaf>(v).data(), v.size());
-    } else if constexpr (std::is_same_v<L, policy::aos>) {
-        static_assert(sizeof(T) % sizeof(E) == 0,
+    } else if constexpr (requires { map::element_stride; }) {
+        static_assert(map::element_stride % sizeof(E) == 0,
                       "layout: column_mdspan: sizeof(T) is not a multiple of this leaf's size, so "
                       "an AoS column has no stride in whole leaves (index view.column<...>() "
                       "instead)");
         constexpr std::size_t offset = layout::detail::leaf_table<T>[Leaf].offset;
         using mapping = ::cuda::std::layout_stride::mapping<ext>;
-        const ::cuda::std::array<std::size_t, 1> strides{sizeof(T) / sizeof(E)};
+        const ::cuda::std::array<std::size_t, 1> strides{map::element_stride / sizeof(E)};
         E* first = leaf_at<offset, E>(reinterpret_cast<byte*>(v.data()));
         return ::cuda::std::mdspan<E, ext, ::cuda::std::layout_stride>(first,
                                                                      mapping(ext(v.size()), strides));
     } else {
-        using map = layout::mapping<T, L>;
+        // A blocked layout: leaf_run lanes of each leaf together in blocks of block_bytes.
         constexpr std::size_t offset = map::lane_offsets[Leaf];
         static_assert(map::block_bytes % sizeof(E) == 0 && offset % sizeof(E) == 0,
                       "layout: column_mdspan: this AoSoA block is not a whole number of this "
                       "leaf's values (index view.column<...>() instead)");
-        using aosoa_layout = layout_aosoa<L::lanes, map::block_bytes / sizeof(E)>;
+        using aosoa_layout = layout_aosoa<map::leaf_run, map::block_bytes / sizeof(E)>;
         using mapping = typename aosoa_layout::template mapping<ext>;
         E* first = leaf_at<offset, E>(v.data());
         return ::cuda::std::mdspan<E, ext, aosoa_layout>(first, mapping(ext(v.size())));
@@ -162,7 +163,7 @@ LAYOUT_HOST_DEVICE auto column_mdspan_of(const View& v) noexcept {
 
 /// A SoA column (view.column<&P::x>()) as a cuda::std::span.
 template <class View, std::size_t Leaf>
-    requires std::is_same_v<typename View::layout_type, policy::soa>
+    requires layout::detail::contiguous_columns_v<View>
 LAYOUT_HOST_DEVICE auto as_span(const layout::column<View, Leaf>& c) noexcept {
     return ::cuda::std::span<detail::column_element_t<View, Leaf>>(c.data(), c.size());
 }
@@ -173,7 +174,7 @@ LAYOUT_HOST_DEVICE auto as_span(const layout::column<View, Leaf>& c) noexcept {
 ///     cuda::std::span<float> vx = layout::cuda::column_span<&Particle::vx>(dev.view());
 template <auto Key, auto... Rest, class T, class L>
 LAYOUT_HOST_DEVICE auto column_span(const layout::view<T, L>& v) noexcept {
-    static_assert(std::is_same_v<L, policy::soa>,
+    static_assert(layout::detail::contiguous_columns_v<layout::view<T, L>>,
                   "layout: column_span needs a SoA view or container (other layouts' columns are "
                   "not contiguous): use column_mdspan, which serves every layout");
     return as_span(v.template column<Key, Rest...>());

@@ -96,8 +96,8 @@ constexpr std::size_t widest_leaf() {
 template <bool Gather, class T, class DL, class SL, class I>
 bool launch_chunks(const layout::view<T, DL>& dst, const layout::view<const T, SL>& src,
                    const I* indices, std::size_t n, unsigned grid, cudaStream_t stream) {
-    if constexpr (std::is_same_v<DL, policy::aos> && std::is_same_v<SL, policy::aos> &&
-                  widest_leaf<T>() <= 8) {
+    if constexpr (layout::detail::packed_elements_v<T, DL> &&
+                  layout::detail::packed_elements_v<T, SL> && widest_leaf<T>() <= 8) {
         const auto address = reinterpret_cast<std::uintptr_t>(dst.storage().data) |
                              reinterpret_cast<std::uintptr_t>(src.storage().data);
         using word16 = std::conditional_t<(widest_leaf<T>() <= 4), uint4, ulonglong2>;

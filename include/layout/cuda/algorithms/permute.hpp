@@ -74,8 +74,7 @@ public:
 
 private:
     static std::size_t rounded(std::size_t n) { // AoSoA blocks are whole
-        if constexpr (requires { L::lanes; }) return (n + L::lanes - 1) / L::lanes * L::lanes;
-        return n;
+        return mapping<std::remove_const_t<T>, L>::rounded_capacity(n);
     }
     layout::view<T, L> copy() const noexcept {
         return layout::view<T, L>(

@@ -34,10 +34,7 @@ namespace layout::cuda::detail {
 /// The first byte of a view's data, to ask CUDA where it lives.
 template <class V>
 const void* first_byte(const V& v) noexcept {
-    if constexpr (std::is_same_v<typename V::layout_type, policy::soa>)
-        return v.storage().columns[0];
-    else
-        return v.storage().data;
+    return v.storage().first_byte();
 }
 
 /// With LAYOUT_CHECK_BOUNDS: throws std::invalid_argument if p is host memory the GPU cannot

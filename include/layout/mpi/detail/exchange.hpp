@@ -60,19 +60,14 @@ void move_travelling(const DS& d, const SS& s, std::size_t n, To to, From from) 
     }(std::make_index_sequence<W::count>{});
 }
 
-/// Lanes per block of an AoSoA layout; 0 for the others.
-template <class L>
-inline constexpr std::size_t lanes_of_v = 0;
-template <std::size_t N>
-inline constexpr std::size_t lanes_of_v<policy::aosoa<N>> = N;
-
 /// dst[first + i] = message[i] for i in [0, n), the travelling leaves. Under SoA and AoSoA a
 /// leaf's run of consecutive elements is contiguous (the whole run, or up to a block's end), so
 /// each run is one memcpy: 2x faster than element by element for a SoA migration.
 template <class T, class S, class L, class DS, class WS>
 void unpack_contiguous(const DS& d, const WS& w, std::size_t first, std::size_t n) {
     using W = wire_format<T, S>;
-    if constexpr (std::is_same_v<L, policy::aos>) {
+    constexpr std::size_t lanes = mapping<T, L>::leaf_run;
+    if constexpr (lanes == 1) {
         move_travelling<T, S, false>(
             d, w, n, [first](std::size_t i) { return first + i; }, [](std::size_t i) { return i; });
     } else {
@@ -83,8 +78,7 @@ void unpack_contiguous(const DS& d, const WS& w, std::size_t first, std::size_t 
                 for (std::size_t i = 0; i < n;) {
                     const std::size_t at = first + i;
                     std::size_t run = n - i;
-                    if constexpr (lanes_of_v<L> != 0) {
-                        constexpr std::size_t lanes = lanes_of_v<L>;
+                    if constexpr (lanes != layout::detail::whole_column) {
                         run = std::min(run, lanes - at % lanes);
                         if (run == lanes) { // a whole block's lanes: a fixed-size copy, inlined
                             std::memcpy(&d.at(at).template leaf<Leaf>(), from + i,
@@ -148,10 +142,10 @@ struct transport {
             const auto w = wire_storage<T, S>(send + p.out_byte_offset(k), seg.count);
             auto to = [](std::size_t i) { return i; };
             if (d == direction::forward)
-                move_travelling<T, S, std::is_same_v<L, policy::soa>>(
+                move_travelling<T, S, layout::detail::contiguous_columns_v<view<const T, L>>>(
                     w, s, seg.count, to, [=](std::size_t i) { return order[seg.offset + i]; });
             else
-                move_travelling<T, S, std::is_same_v<L, policy::soa>>(
+                move_travelling<T, S, layout::detail::contiguous_columns_v<view<const T, L>>>(
                     w, s, seg.count, to, [=](std::size_t i) { return base + seg.offset + i; });
         }
         return {send, recv};

@@ -1,0 +1,233 @@
+/// \file layouts/aosoa.hpp
+/// Array of structures of arrays: blocks of Lanes elements, each block holding Lanes values of
+/// leaf 0, then Lanes values of leaf 1, and so on: SoA inside a block, AoS across blocks.
+///
+///     struct P { float x; double d; };                    // leaves: x (4 B), d (8 B)
+///     mapping<P, policy::aosoa<32>>::offset(i, l, cap)    // (i/32)*384 + {0, 128}[l] + (i%32)*{4, 8}[l]
+///
+/// Also here: aosoa_block<Lanes>, the layout of the one-block views that layout::for_each_index
+/// hands a functor on the host, and the block loop that makes them.
+#pragma once
+
+#include "../config.hpp"
+#include "../reflect.hpp"
+#include "concept.hpp"
+
+#include <algorithm>
+#include <array>
+#include <cstddef>
+#include <string>
+#include <limits>
+#include <type_traits>
+
+namespace layout::policy {
+
+template <std::size_t Lanes>
+struct aosoa {
+    static_assert(Lanes >= 1, "layout: aosoa needs at least one lane per block");
+    static constexpr std::size_t lanes = Lanes;
+    static std::string name() { return "aosoa" + std::to_string(Lanes); }
+
+    template <class T>
+    struct mapping {
+        /// A block holds Lanes elements' bytes plus less than as much again of padding between
+        /// the leaves' lane runs; past this bound block_bytes would wrap (aosoa<T, 1 << 59> gave 0).
+        static constexpr bool lanes_fit =
+            Lanes <= std::numeric_limits<std::size_t>::max() / 4 / sizeof(T);
+        static_assert(lanes_fit, "layout: aosoa<T, Lanes>: a block of Lanes elements does not fit "
+                                 "in std::size_t; use a lane count near the warp size (32)");
+
+        /// Offset of leaf l's Lanes values inside a block; [leaf_count] is the padded block size.
+        /// (Computed for one lane when Lanes is refused, so that only the message above appears.)
+        static constexpr auto lane_offsets = [] {
+            constexpr std::size_t lanes = lanes_fit ? Lanes : 1;
+            std::array<std::size_t, leaf_count_v<T> + 1> offsets{};
+            std::size_t end = 0, max_alignment = 1;
+            for (std::size_t l = 0; l < leaf_count_v<T>; ++l) {
+                const auto& leaf = detail::leaf_table<T>[l];
+                offsets[l] = detail::align_up(end, leaf.alignment);
+                end = offsets[l] + lanes * leaf.size;
+                max_alignment = leaf.alignment > max_alignment ? leaf.alignment : max_alignment;
+            }
+            offsets[leaf_count_v<T>] = detail::align_up(end, max_alignment);
+            return offsets;
+        }();
+        static constexpr std::size_t block_bytes = lane_offsets[leaf_count_v<T>];
+        /// A leaf's values are adjacent within a block.
+        static constexpr std::size_t leaf_run = Lanes;
+
+        static constexpr std::size_t blocks(std::size_t capacity) {
+            return (capacity + Lanes - 1) / Lanes;
+        }
+        static constexpr std::size_t bytes(std::size_t capacity) {
+            return blocks(capacity) * block_bytes;
+        }
+        static constexpr std::size_t offset(std::size_t i, std::size_t leaf,
+                                            std::size_t /*capacity*/) {
+            return i / Lanes * block_bytes + lane_offsets[leaf] +
+                   i % Lanes * detail::leaf_table<T>[leaf].size;
+        }
+        /// Whole blocks: the last one is paid for anyway.
+        static constexpr std::size_t rounded_capacity(std::size_t n) { return blocks(n) * Lanes; }
+    };
+
+    /// A block's address and a lane in it.
+    template <class E>
+    struct cursor {
+        using byte = detail::copy_const_t<E, std::byte>;
+        using map = mapping<std::remove_const_t<E>>;
+        byte* block;
+        std::size_t lane;
+        template <std::size_t L>
+        LAYOUT_HOST_DEVICE LAYOUT_FORCEINLINE detail::copy_const_t<E, leaf_t<E, L>>&
+        leaf() const noexcept {
+            using leaf_type = detail::copy_const_t<E, leaf_t<E, L>>;
+            return detail::restrict_at(reinterpret_cast<leaf_type*>(block + map::lane_offsets[L]),
+                                       lane);
+        }
+    };
+
+    /// A pointer to the first block.
+    template <class E>
+    struct storage {
+        using cursor = aosoa::cursor<E>;
+        using byte = detail::copy_const_t<E, std::byte>;
+        byte* data;
+
+        static storage from_block(detail::copy_const_t<E, void>* block,
+                                  std::size_t /*capacity*/) noexcept {
+            return {static_cast<byte*>(block)};
+        }
+        /// view(blocks, n) over blocks the user owns, laid out as mapping says.
+        LAYOUT_HOST_DEVICE static storage from_pointer(detail::copy_const_t<E, void>* blocks) noexcept {
+            return {static_cast<byte*>(blocks)};
+        }
+
+        LAYOUT_HOST_DEVICE LAYOUT_FORCEINLINE cursor at(std::size_t i) const noexcept {
+            return {data + i / Lanes * cursor::map::block_bytes, i % Lanes};
+        }
+        LAYOUT_HOST_DEVICE detail::copy_const_t<E, void>* first_byte() const noexcept {
+            return data;
+        }
+
+        /// Kernel arguments: the one pointer, and back.
+        template <class F>
+        decltype(auto) split(F&& f) const {
+            return f(data);
+        }
+        LAYOUT_HOST_DEVICE static storage rebuild(byte* data) noexcept { return {data}; }
+
+        template <class Mutable = E>
+            requires(!std::is_const_v<Mutable>)
+        LAYOUT_HOST_DEVICE operator storage<const Mutable>() const noexcept
+        {
+            return {data};
+        }
+    };
+
+    /// The whole blocks in one run; then, for a partly filled last block, only its live lanes,
+    /// leaf by leaf, so that nothing uninitialized is read and no lane past n is written.
+    template <class T, class F, class... S>
+    static void runs(std::size_t n, F&& f, const S&... s) {
+        using map = mapping<T>;
+        const std::size_t full = n / Lanes, tail = n % Lanes;
+        if (full) f(full * map::block_bytes, detail::void_pointer(s.data)...);
+        if (tail)
+            for (std::size_t l = 0; l < leaf_count_v<T>; ++l) {
+                const std::size_t at = full * map::block_bytes + map::lane_offsets[l];
+                f(tail * detail::leaf_table<T>[l].size, detail::void_pointer(s.data + at)...);
+            }
+    }
+
+    /// layout::for_each_index on the host splits the work in blocks.
+    struct host_units {
+        static constexpr std::size_t grain = 1;
+        static constexpr std::size_t count(std::size_t n) { return (n + Lanes - 1) / Lanes; }
+    };
+
+    /// Blocks [first_block, end_block) of a view of n elements at data: the full ones with a
+    /// fixed-count lane loop (what vectorizes without a remainder), then the partial last block
+    /// of the view, if it is in the range. f gets a view of the current block (see aosoa_block).
+    template <class T, class F>
+    LAYOUT_HOST_LOOP static void host_loop(F& f, std::size_t n, std::size_t first_block,
+                                           std::size_t end_block,
+                                           detail::copy_const_t<T, std::byte>* LAYOUT_RESTRICT data);
+};
+
+} // namespace layout::policy
+
+namespace layout::detail {
+
+/// The layout of a view whose storage holds one AoSoA block and the index of its first
+/// element. Elements are indexed as in the whole aosoa<Lanes> view (i, not i % Lanes), so a
+/// functor's v[i] keeps its meaning; for an i of the held block the lane is i - first, affine in
+/// i, so a loop over the block's lanes vectorizes like a hand-written block/lane loop (i % Lanes
+/// and i / Lanes are not affine in i: a loop over v[i] of a whole aosoa view stays scalar).
+/// Only for_each_index makes these views: there is no mapping to allocate one.
+template <std::size_t Lanes>
+struct aosoa_block {
+    static constexpr std::size_t lanes = Lanes;
+
+    template <class E>
+    struct storage {
+        using cursor = typename policy::aosoa<Lanes>::template cursor<E>;
+        using byte = copy_const_t<E, std::byte>;
+        byte* block;       ///< the block holding elements [first, first + Lanes)
+        std::size_t first; ///< a multiple of Lanes
+
+        LAYOUT_HOST_DEVICE LAYOUT_FORCEINLINE cursor at(std::size_t i) const noexcept {
+            const std::size_t lane = i - first;    // wraps for i < first: then not < Lanes
+            if (lane < Lanes) return {block, lane}; // in the lane loop the test folds away
+            // Another block (a functor reaching past element i): the whole view's arithmetic.
+            byte* data = block - first / Lanes * cursor::map::block_bytes;
+            return {data + i / Lanes * cursor::map::block_bytes, i % Lanes};
+        }
+        template <class Mutable = E>
+            requires(!std::is_const_v<Mutable>)
+        LAYOUT_HOST_DEVICE operator storage<const Mutable>() const noexcept
+        {
+            return {block, first};
+        }
+    };
+};
+
+} // namespace layout::detail
+
+namespace layout::policy {
+
+// assume_safety makes clang warn (-Wpass-failed) when a functor's loop cannot vectorize anyway;
+// that is not the user's error, so the warning is silenced here rather than failing -Werror.
+#if defined(__clang__)
+#  pragma clang diagnostic push
+#  pragma clang diagnostic ignored "-Wpass-failed"
+#endif
+
+template <std::size_t Lanes>
+template <class T, class F>
+LAYOUT_HOST_LOOP void aosoa<Lanes>::host_loop(F& f, std::size_t n, std::size_t first_block,
+                                              std::size_t end_block,
+                                              detail::copy_const_t<T, std::byte>* LAYOUT_RESTRICT
+                                                  data) {
+    constexpr std::size_t block_bytes = mapping<std::remove_const_t<T>>::block_bytes;
+    using block_view = view<T, detail::aosoa_block<Lanes>>;
+    const std::size_t full_end = std::min(end_block, n / Lanes);
+    for (std::size_t k = first_block; k < full_end; ++k) {
+        const block_view b({data + k * block_bytes, k * Lanes}, n);
+        LAYOUT_IVDEP
+        for (std::size_t l = 0; l < Lanes; ++l) f(b, k * Lanes + l);
+    }
+    if (full_end < end_block) {
+        const std::size_t k = full_end;
+        const block_view b({data + k * block_bytes, k * Lanes}, n);
+        // min: tells the compiler that the lanes are those of this block (n - k * Lanes is
+        // fewer than Lanes anyway), so that the cursor's other-block path folds away here too.
+        const std::size_t lanes = std::min(n - k * Lanes, Lanes);
+        for (std::size_t l = 0; l < lanes; ++l) f(b, k * Lanes + l);
+    }
+}
+
+#if defined(__clang__)
+#  pragma clang diagnostic pop
+#endif
+
+} // namespace layout::policy

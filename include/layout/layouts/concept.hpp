@@ -1,0 +1,119 @@
+/// \file layouts/concept.hpp
+/// What a layout is: a tag type L (policy::aos, policy::soa, policy::aosoa<N>, or one of your
+/// own) that holds everything the library needs to know about storing elements of T its way.
+/// The rest of the library programs against layout_policy<L, T> below and never asks which
+/// layout it has; adding a layout is adding one file like layouts/aos.hpp.
+///
+///     L::mapping<T>       bytes(capacity), offset(i, leaf, capacity), rounded_capacity(n):
+///                         the byte offset of (element i, leaf l) from the start of a block
+///     L::storage<E>       what a view holds (E is T or const T): at(i) gives the cursor an
+///                         element proxy uses; from_block(block, capacity) points it into a
+///                         block of mapping::bytes(capacity); first_byte(); split(f) calls
+///                         f(pointers...), the view's pointers as separate kernel arguments,
+///                         and rebuild(pointers...) makes the storage again from them
+///     L::runs<T>(n, f, s...)   calls f(bytes, p...) for each contiguous byte run holding
+///                         elements [0, n) of the storages s... (views of one layout, whose
+///                         capacities may differ), the runs in the same order for each;
+///                         at most leaf_count_v<T> + 1 of them
+///
+/// Optional facts, each asked for by name (requires), never by layout:
+///     mapping::leaf_run       elements whose values of one leaf are adjacent, in runs
+///                             starting at multiples of it (1: none; whole_column: all)
+///     mapping::element_stride elements are whole T objects, this many bytes apart, from
+///                             storage::data (AoS: sizeof(T))
+///     mapping::block_bytes, lane_offsets, leaf_run   a blocked layout (AoSoA-like)
+///     storage::data           the one pointer of a single-block storage (view::data())
+///     storage::from_pointer(p), from_columns(p...)   views over memory the user owns
+///     storage::leaf_data<L>() leaf L's contiguous column
+///     storage::advanced(k)    the storage of elements [k, ...): elements start anywhere
+///     L::host_units, L::host_loop   a loop of its own for layout::for_each_index on the host
+///     L::name()               what layout::advise calls it
+#pragma once
+
+#include "../config.hpp"
+#include "../reflect.hpp"
+
+#include <concepts>
+#include <cstddef>
+#include <limits>
+#include <type_traits>
+
+namespace layout {
+
+template <class T, class Layout>
+class view;
+
+namespace detail {
+
+template <class From, class To>
+using copy_const_t = std::conditional_t<std::is_const_v<From>, const To, To>;
+
+/// p[i], through a __restrict__ parameter. Passing the address through restrict is what lets
+/// nvcc treat a view like a hand-written kernel's restrict pointers: loads of columns that the
+/// kernel never writes become read-only-cache loads (ld.global.nc), as in the raw kernel.
+/// The contract is the kernel parameter's: within one kernel, memory written through a view is
+/// not also accessed through another view or pointer.
+template <class Leaf>
+LAYOUT_HOST_DEVICE LAYOUT_FORCEINLINE Leaf& restrict_at(Leaf* LAYOUT_RESTRICT p,
+                                                        std::size_t i) noexcept {
+    return p[i];
+}
+
+/// mapping::leaf_run of a layout whose columns are contiguous from the first element to the last.
+inline constexpr std::size_t whole_column = std::numeric_limits<std::size_t>::max();
+
+/// A pointer as a (const) void*, for runs' callbacks.
+template <class P>
+LAYOUT_HOST_DEVICE copy_const_t<P, void>* void_pointer(P* p) noexcept {
+    return p;
+}
+
+} // namespace detail
+
+/// The (element, leaf, capacity) -> byte offset of T under Layout.
+template <class T, class Layout>
+using mapping = typename Layout::template mapping<T>;
+
+namespace detail {
+/// What a view of E under Layout holds.
+template <class E, class Layout>
+using storage = typename Layout::template storage<E>;
+} // namespace detail
+
+namespace detail {
+/// Whether every leaf of view type V is one contiguous column (storage::leaf_data: SoA).
+template <class V>
+inline constexpr bool contiguous_columns_v =
+    requires(const typename V::storage_type& s) { s.template leaf_data<0>(); };
+
+/// Whether T under L is an array of whole T objects, sizeof(T) apart, behind storage::data
+/// (mapping::element_stride == sizeof(T): AoS), so that its bytes can be moved as raw chunks.
+template <class T, class L>
+inline constexpr bool packed_elements_v = [] {
+    if constexpr (requires { mapping<std::remove_const_t<T>, L>::element_stride; })
+        return mapping<std::remove_const_t<T>, L>::element_stride == sizeof(T);
+    else
+        return false;
+}();
+} // namespace detail
+
+/// What every layout provides (see the top of this file); checked where a view is made.
+template <class L, class T>
+concept layout_policy =
+    requires(std::size_t n, typename L::template storage<T> s,
+             typename L::template storage<const T> c, void* block) {
+        { L::template mapping<T>::bytes(n) } -> std::same_as<std::size_t>;
+        { L::template mapping<T>::offset(n, n, n) } -> std::same_as<std::size_t>;
+        { L::template mapping<T>::rounded_capacity(n) } -> std::same_as<std::size_t>;
+        { L::template mapping<T>::leaf_run } -> std::convertible_to<std::size_t>;
+        s.at(n).template leaf<0>();
+        { L::template storage<T>::from_block(block, n) } -> std::same_as<decltype(s)>;
+        { s.first_byte() } -> std::convertible_to<const void*>;
+        { c.first_byte() } -> std::convertible_to<const void*>;
+        { s } -> std::convertible_to<decltype(c)>;
+        L::template runs<T>(n, [](std::size_t, void*, const void*) {}, s, c);
+        s.split([](auto*... p) { return decltype(s)::rebuild(p...); });
+        c.split([](auto*... p) { return decltype(c)::rebuild(p...); });
+    };
+
+} // namespace layout
