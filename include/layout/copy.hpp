@@ -14,6 +14,7 @@
 #include "execution.hpp"
 #include "memory.hpp"
 #include "policies.hpp"
+#include "scratch.hpp"
 #include "view.hpp"
 
 #include <algorithm>
@@ -186,29 +187,6 @@ void convert_on_host(const view<T, DstLayout>& dst, const view<const T, SrcLayou
     });
 }
 
-/// A block of host memory that holds n elements of T in Layout, freed on scope exit.
-template <class T, class Layout>
-class host_scratch {
-public:
-    explicit host_scratch(std::size_t n)
-        : n_(n), bytes_(mapping<T, Layout>::bytes(rounded(n))),
-          block_(host_memory::default_resource().allocate(bytes_, block_alignment)) {}
-    host_scratch(const host_scratch&) = delete;
-    host_scratch& operator=(const host_scratch&) = delete;
-    ~host_scratch() { host_memory::default_resource().deallocate(block_, bytes_, block_alignment); }
-
-    view<T, Layout> view_of() const noexcept {
-        return view<T, Layout>(view<T, Layout>::storage_type::from_block(block_, rounded(n_)), n_);
-    }
-
-private:
-    static std::size_t rounded(std::size_t n) noexcept {
-        return mapping<T, Layout>::rounded_capacity(n);
-    }
-    std::size_t n_, bytes_;
-    void* block_;
-};
-
 inline void throw_size_mismatch(const char* what, std::size_t src, std::size_t dst) {
     throw std::length_error(std::string(what) + ": size mismatch (source has " +
                             std::to_string(src) + " elements, destination " +
@@ -249,9 +227,10 @@ void copy(const Policy& policy, const view<const T, SrcLayout>& src,
     }
     // The element accesses of a view may assume that its leaves alias no other view's (they
     // are restrict-qualified for nvcc), so an overlapping conversion reads a private copy.
-    const detail::host_scratch<std::remove_const_t<T>, SrcLayout> scratch(n);
+    const layout::scratch<std::remove_const_t<T>, SrcLayout> scratch(
+        n, host_memory::default_resource());
     // The scratch copy overlaps neither view: both steps may use threads.
-    const auto copy = scratch.view_of();
+    const auto copy = scratch.view();
     detail::copy_same_layout_on_host(copy, src, n, policy);
     if constexpr (std::is_same_v<DstLayout, SrcLayout>)
         detail::copy_same_layout_on_host(dst, view<const T, SrcLayout>(copy), n, policy);

@@ -34,9 +34,7 @@ public:
 
 private:
     static std::size_t whole_blocks(std::size_t n) noexcept { // the last AoSoA block is whole
-        if constexpr (requires { Layout::lanes; })
-            return (n + Layout::lanes - 1) / Layout::lanes * Layout::lanes;
-        return n;
+        return mapping<T, Layout>::rounded_capacity(n);
     }
 
     std::size_t n_, capacity_, bytes_;

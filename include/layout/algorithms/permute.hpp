@@ -33,8 +33,9 @@ void permute_in_place_on_host(const view<T, L>& v, std::span<const I> perm,
                               const Policy& how = {}) {
     const std::size_t n = v.size();
     if (n == 0) return;
-    const host_scratch<T, L> scratch(n); // the only allocation: before anything is written
-    const view<T, L> copy = scratch.view_of();
+    // The only allocation: before anything is written.
+    const layout::scratch<T, L> scratch(n, host_memory::default_resource());
+    const view<T, L> copy = scratch.view();
     copy_same_layout_on_host(copy, view<const T, L>(v), n, how);
     gather_on_host(v, view<const T, L>(copy), perm, how);
 }

@@ -31,10 +31,12 @@
 #include "../copy.hpp"
 #include "../policies.hpp"
 #include "../reflect.hpp"
+#include "../scratch.hpp"
 #include "../view.hpp"
 #include "detail/tile_kernels.hpp"
 #include "detail/tile_shape.hpp"
 #include "error.hpp"
+#include "memory.hpp"
 
 #include <cuda_runtime.h>
 
@@ -87,40 +89,6 @@ inline void copy_async(void* dst, const void* src, std::size_t bytes, cudaStream
               "cudaMemcpyAsync in layout::cuda::convert");
 }
 
-/// A device block for n elements in Layout, allocated and freed in stream order, so that
-/// using it synchronizes nothing.
-template <class T, class Layout>
-class stream_scratch {
-public:
-    stream_scratch(std::size_t n, cudaStream_t stream)
-        : n_(n), capacity_(rounded(n)), bytes_(mapping<T, Layout>::bytes(capacity_)),
-          stream_(stream) {
-        const cudaError_t code = cudaMallocAsync(&block_, bytes_, stream);
-        if (code != cudaSuccess) {
-            cudaGetLastError(); // an allocation failure is not sticky: clear it
-            throw bad_alloc(bytes_, "layout: cudaMallocAsync of " + std::to_string(bytes_) +
-                                        " bytes for an overlapping layout::cuda::convert failed: " +
-                                        cudaGetErrorString(code));
-        }
-    }
-    stream_scratch(const stream_scratch&) = delete;
-    stream_scratch& operator=(const stream_scratch&) = delete;
-    ~stream_scratch() { cudaFreeAsync(block_, stream_); }
-
-    layout::view<T, Layout> view_of() const noexcept {
-        using view = layout::view<T, Layout>;
-        return view(view::storage_type::from_block(block_, capacity_), n_);
-    }
-
-private:
-    static std::size_t rounded(std::size_t n) noexcept { // AoSoA blocks are whole
-        return mapping<T, Layout>::rounded_capacity(n);
-    }
-    std::size_t n_, capacity_, bytes_;
-    cudaStream_t stream_;
-    void* block_ = nullptr;
-};
-
 } // namespace detail
 
 /// Converts the n = src.size() elements of src into dst, on the GPU, asynchronously on stream.
@@ -140,8 +108,8 @@ void convert(layout::view<T, DstLayout> dst, layout::view<const T, SrcLayout> sr
     if (n == 0) return;
     if (layout::detail::views_overlap(dst, src)) {
         // Neither copy below overlaps: the scratch block is fresh.
-        const detail::stream_scratch<T, SrcLayout> scratch(n, stream);
-        const layout::view<T, SrcLayout> copy = scratch.view_of();
+        const layout::scratch<T, SrcLayout> scratch(n, device_memory::default_resource(), stream);
+        const layout::view<T, SrcLayout> copy = scratch.view();
         convert(copy, src, stream);
         convert(dst, layout::view<const T, SrcLayout>(copy), stream);
         return;

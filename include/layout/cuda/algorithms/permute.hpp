@@ -19,11 +19,13 @@
 #include "../../detail/algorithm_arguments.hpp"
 #include "../../detail/algorithm_checks.hpp"
 #include "../../policies.hpp"
+#include "../../scratch.hpp"
 #include "../../view.hpp"
 #include "../detail/algorithm_checks.hpp"
 #include "../detail/device_ranges.hpp"
 #include "../detail/launch.hpp"
 #include "../error.hpp"
+#include "../memory.hpp"
 #include "gather_scatter.hpp"
 
 #include <cuda_runtime.h>
@@ -47,7 +49,7 @@ template <class T, class L>
 class permute_scratch {
 public:
     permute_scratch(const layout::view<T, L>& v, cudaStream_t stream)
-        : v_(v), block_(mapping<T, L>::bytes(rounded(v.size())), stream) {}
+        : v_(v), block_(v.size(), device_memory::default_resource(), stream) {}
 
     /// Copies v into the scratch block (stream-ordered).
     void save(cudaStream_t stream) const {
@@ -73,16 +75,9 @@ public:
     }
 
 private:
-    static std::size_t rounded(std::size_t n) { // AoSoA blocks are whole
-        return mapping<std::remove_const_t<T>, L>::rounded_capacity(n);
-    }
-    layout::view<T, L> copy() const noexcept {
-        return layout::view<T, L>(
-            layout::view<T, L>::storage_type::from_block(block_.get(), rounded(v_.size())),
-            v_.size());
-    }
+    layout::view<T, L> copy() const noexcept { return block_.view(); }
     layout::view<T, L> v_;
-    stream_buffer<std::byte> block_;
+    layout::scratch<T, L> block_;
 };
 
 } // namespace detail
