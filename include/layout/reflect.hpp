@@ -11,6 +11,7 @@
 #pragma once
 
 #include "config.hpp"
+#include "detail/bit_field.hpp"
 
 #include <boost/pfr/core.hpp>
 
@@ -102,7 +103,8 @@ constexpr std::size_t leaf_count() {
     else
         return []<std::size_t... I>(std::index_sequence<I...>) {
             return (std::size_t{0} + ... + leaf_count<field_t<T, I>>());
-        }(std::make_index_sequence<field_count<T>()>{});
+        }
+    (std::make_index_sequence<field_count<T>()>{});
 }
 
 /// first_leaf[I]: index of the first leaf of field I; first_leaf[field_count]: leaf_count.
@@ -112,7 +114,8 @@ inline constexpr auto first_leaf = []<std::size_t... I>(std::index_sequence<I...
     std::size_t counts[] = {leaf_count<field_t<T, I>>()..., 0};
     for (std::size_t i = 0; i < sizeof...(I); ++i) prefix[i + 1] = prefix[i] + counts[i];
     return prefix;
-}(std::make_index_sequence<field_count<T>()>{});
+}
+(std::make_index_sequence<field_count<T>()>{});
 
 /// Index of the field that holds leaf L.
 template <class T, std::size_t L>
@@ -130,10 +133,6 @@ constexpr auto leaf_type_of() {
         constexpr std::size_t field = field_of_leaf<T, L>();
         return leaf_type_of<field_t<T, field>, L - first_leaf<T>[field]>();
     }
-}
-
-constexpr std::size_t align_up(std::size_t n, std::size_t alignment) {
-    return (n + alignment - 1) / alignment * alignment;
 }
 
 /// Reference to leaf L of obj (const if obj is): a chain of member accesses the compiler folds
@@ -157,8 +156,8 @@ LAYOUT_HOST_DEVICE LAYOUT_FORCEINLINE constexpr auto& leaf_ref(T& obj) noexcept 
 /// Leaves whose bytes std::bit_cast can produce and read in a constant expression (not
 /// pointers) and for which any bytes of 0 and 1 are a value (not x87's long double).
 template <class T>
-inline constexpr bool byte_probe_leaf_v =
-    std::is_enum_v<T> || (std::is_arithmetic_v<T> && !std::is_same_v<T, long double>);
+inline constexpr bool byte_probe_leaf_v = std::is_enum_v<T> || (std::is_arithmetic_v<T> &&
+                                                                !std::is_same_v<T, long double>);
 
 /// Past this size the probe's byte loops would approach clang's constexpr step limit (2^20);
 /// larger structs are laid out by the ABI rule, their member structs still probed.
@@ -176,7 +175,8 @@ constexpr bool byte_probe_type() {
             for (bool ok : probe)
                 if (!ok) return false;
             return true;
-        }(std::make_index_sequence<leaf_count<T>()>{});
+        }
+    (std::make_index_sequence<leaf_count<T>()>{});
 }
 
 template <class U>
@@ -212,7 +212,8 @@ constexpr auto abi_leaf_offsets() {
                     end = at + sizeof(F);
                 }(),
                 ...);
-        }(std::make_index_sequence<field_count<T>()>{});
+        }
+        (std::make_index_sequence<field_count<T>()>{});
     }
     return offsets;
 }
@@ -234,7 +235,8 @@ constexpr bool abi_rule_holds() {
              ...);
             return align_up(end, alignment) == sizeof(T) && alignment == alignof(T) &&
                    (abi_rule_holds<field_t<T, I>>() && ...);
-        }(std::make_index_sequence<field_count<T>()>{});
+        }
+        (std::make_index_sequence<field_count<T>()>{});
     }
 }
 
@@ -257,7 +259,8 @@ constexpr auto leaf_offsets_of() {
             const T obj = std::bit_cast<T>(bytes);
             const auto first_bytes = [&]<std::size_t... L>(std::index_sequence<L...>) {
                 return std::array<unsigned char, sizeof...(L)>{first_byte(leaf_ref<L>(obj))...};
-            }(std::make_index_sequence<leaf_count<T>()>{});
+            }
+            (std::make_index_sequence<leaf_count<T>()>{});
             for (std::size_t l = 0; l < first_bytes.size(); ++l)
                 offsets[l] |= std::size_t{first_bytes[l]} << bit;
         }
@@ -288,7 +291,8 @@ inline constexpr auto leaf_table = []<std::size_t... L>(std::index_sequence<L...
     return std::array<leaf_info, sizeof...(L)>{
         leaf_info{sizeof(typename decltype(leaf_type_of<T, L>())::type),
                   alignof(typename decltype(leaf_type_of<T, L>())::type), leaf_offsets<T>[L]}...};
-}(std::make_index_sequence<leaf_count<T>()>{});
+}
+(std::make_index_sequence<leaf_count<T>()>{});
 
 // ---- Checks -------------------------------------------------------------------------------
 
@@ -314,8 +318,8 @@ constexpr bool one_braced_value_per_field(std::index_sequence<I...>) {
 /// that make one_braced_value_per_field fail besides C arrays and references.
 struct odd_class_value {
     template <class U>
-        requires(std::is_class_v<U> && (std::is_empty_v<U> || !std::is_aggregate_v<U>))
-    constexpr operator U() const noexcept;
+    requires(std::is_class_v<U> && (std::is_empty_v<U> || !std::is_aggregate_v<U>)) constexpr
+    operator U() const noexcept;
 };
 template <class T, std::size_t... I>
 constexpr bool odd_class_after(std::index_sequence<I...>) {
@@ -325,52 +329,6 @@ constexpr bool odd_class_after(std::index_sequence<I...>) {
 template <class T, std::size_t... K>
 constexpr bool has_odd_class_member(std::index_sequence<K...>) {
     return (odd_class_after<T>(std::make_index_sequence<K>{}) || ...);
-}
-
-/// Initializes each field of T from a value that records the size and alignment of the type it
-/// converts to: the declared types of the members, found without forming references to them
-/// (a reference to a bit-field does not compile, and is what Boost.PFR forms).
-struct field_probe {
-    std::size_t* size;
-    std::size_t* alignment;
-    template <class U>
-    constexpr operator U() const noexcept {
-        *size = sizeof(U);
-        *alignment = alignof(U);
-        return U{};
-    }
-};
-
-/// Size of a struct with T's member types laid out by the ABI rule. Bit-fields pack several
-/// members into fewer bytes, so T is smaller than this; alignas only ever makes T larger.
-template <class T, std::size_t... I>
-constexpr std::size_t declared_members_size(std::index_sequence<I...>) {
-    std::size_t sizes[] = {I..., 0}, alignments[] = {I..., 1};
-    T probed{field_probe{&sizes[I], &alignments[I]}...};
-    (void)probed;
-    std::size_t end = 0, alignment = 1;
-    for (std::size_t i = 0; i < sizeof...(I); ++i) {
-        end = align_up(end, alignments[i]) + sizes[i];
-        alignment = alignments[i] > alignment ? alignments[i] : alignment;
-    }
-    return align_up(end, alignment);
-}
-
-template <class T, std::size_t Size = declared_members_size<T>(
-                      std::make_index_sequence<boost::pfr::tuple_size_v<T>>{})>
-constexpr bool smaller_than_declared_members(int) {
-    return sizeof(T) < Size;
-}
-/// A member type that cannot be built in a constant expression makes the default template
-/// argument above fail to substitute: "cannot tell" rather than an error.
-template <class T>
-constexpr bool smaller_than_declared_members(long) {
-    return false;
-}
-
-template <class T>
-constexpr bool has_bit_field() {
-    return smaller_than_declared_members<T>(0);
 }
 
 template <class T, std::size_t... I>
@@ -409,7 +367,11 @@ constexpr reflect_error structure_error() {
     } else if constexpr (!std::is_trivially_copyable_v<T>) {
         return reflect_error::not_trivially_copyable;
 #if defined(__CUDACC__)
-    } else if constexpr (requires { T{any_value{}}; } && !requires { T{any_value{}, any_value{}}; }) {
+    } else if constexpr (
+        requires { T{any_value{}}; } &&
+        !requires {
+            T{any_value{}, any_value{}};
+        }) {
         // nvcc 13's front end trips over Boost.PFR's field count of one-member structs
         // (assert_first_not_base); say so before PFR fails with an unreadable error.
         return reflect_error::single_field_under_nvcc;
@@ -464,7 +426,8 @@ constexpr reflect_error check_element_type() {
 /// True when T can be stored by layout: a scalar, or a plain aggregate whose members are scalars,
 /// std::arrays and nested plain aggregates.
 template <class T>
-concept reflectable = detail::check_element_type<T>() == detail::reflect_error::none;
+concept reflectable = detail::check_element_type<T>()
+== detail::reflect_error::none;
 
 /// Fails to compile, with a message that says what to change, unless T is reflectable.
 template <class T>
@@ -565,7 +528,8 @@ constexpr std::size_t field_index_of() {
     };
     [&]<std::size_t... I>(std::index_sequence<I...>) {
         (match(std::integral_constant<std::size_t, I>{}), ...);
-    }(std::make_index_sequence<field_count<C>()>{});
+    }
+    (std::make_index_sequence<field_count<C>()>{});
     return found;
 }
 
