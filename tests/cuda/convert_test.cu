@@ -521,6 +521,8 @@ void cross_layout_overlap(std::size_t n) {
         std::max(layout::mapping<T, Src>::bytes(n + 32), layout::mapping<T, Dst>::bytes(n + 32));
     void* block = nullptr;
     ASSERT_TRUE(check_cuda(cudaMalloc(&block, bytes), "cudaMalloc"));
+    // Defined bytes between and after the elements: download() copies the whole block.
+    ASSERT_TRUE(check_cuda(cudaMemset(block, 0xFF, bytes), "cudaMemset"));
     {
         device_block<T, Src> staged(n);
         staged.upload(want);
