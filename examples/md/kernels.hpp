@@ -211,9 +211,10 @@ inline stencil make_stencil(const int n[3], const double size[3], double reach, 
     return s;
 }
 
-/// Where neighbor k of atom i is stored: neigh[i * stride_i + k * stride_k]. The CPU keeps an
-/// atom's neighbors together (stride_i = capacity, stride_k = 1); the GPU interleaves them
-/// (stride_i = 1, stride_k = n) so that a warp's 32 atoms read neighbor k in one transaction.
+/// Where neighbor k of atom i is stored: neigh[i * stride_i + k * stride_k], k < capacity + 1
+/// (slot `capacity` is spare: see build_neighbors). The CPU keeps an atom's neighbors together
+/// (stride_i = capacity + 1, stride_k = 1); the GPU interleaves them (stride_i = 1,
+/// stride_k = n) so that a warp's 32 atoms read neighbor k in one transaction.
 struct neighbor_list {
     index_t* neigh;
     index_t* count; // per atom; may exceed capacity, which the caller checks and rebuilds
@@ -269,11 +270,21 @@ struct build_neighbors {
                         dy = min_image<Real>(dy, box.prd[1], box.half_prd[1]);
                         dz = min_image<Real>(dz, box.prd[2], box.half_prd[2]);
                     }
-                    if (dx * dx + dy * dy + dz * dz < reach_sq) {
+                    const bool in = dx * dx + dy * dy + dz * dz < reach_sq;
+#if defined(__CUDA_ARCH__)
+                    if (in) {
                         if (found < list.capacity)
                             list.neigh[i * list.stride_i + found * list.stride_k] = static_cast<index_t>(j);
                         ++found;
                     }
+#else
+                    // Every candidate is stored, and kept only if within reach: about a quarter
+                    // are, at random, so a branch on it would mispredict often (the store is
+                    // cheaper). Slot `capacity` takes the candidates past a full list.
+                    const std::size_t slot = found < list.capacity ? found : list.capacity;
+                    list.neigh[i * list.stride_i + slot * list.stride_k] = static_cast<index_t>(j);
+                    found += in;
+#endif
                 }
             }
             if (pass == 0) list.plain[i] = static_cast<index_t>(found);
@@ -371,26 +382,27 @@ struct lj_half {
                 dz = min_image<Real>(dz, box.prd[2], box.half_prd[2]);
             }
             const Real rsq = dx * dx + dy * dy + dz * dz;
-            if (rsq < cut_sq) {
-                Real r6inv;
-                const Real fpair = lj_fpair(rsq, r6inv);
-                fx += dx * fpair;
-                fy += dy * fpair;
-                fz += dz * fpair;
-                if constexpr (Buffered) {
-                    fbuf[3 * j] -= dx * fpair;
-                    fbuf[3 * j + 1] -= dy * fpair;
-                    fbuf[3 * j + 2] -= dz * fpair;
-                } else {
-                    auto&& [fjx, fjy, fjz] = layout::get<2>(a[j]);
-                    fjx -= dx * fpair;
-                    fjy -= dy * fpair;
-                    fjz -= dz * fpair;
-                }
-                if constexpr (Energy) {
-                    eng += r6inv * (Real(4) * r6inv - Real(4));
-                    vir += fpair * rsq;
-                }
+            // Pairs beyond the cutoff (a quarter to a third of the list, at random) count with
+            // fpair = 0 rather than behind a branch, which would mispredict for many of them.
+            const Real in = Real(rsq < cut_sq);
+            Real r6inv;
+            const Real fpair = lj_fpair(rsq, r6inv) * in;
+            fx += dx * fpair;
+            fy += dy * fpair;
+            fz += dz * fpair;
+            if constexpr (Buffered) {
+                fbuf[3 * j] -= dx * fpair;
+                fbuf[3 * j + 1] -= dy * fpair;
+                fbuf[3 * j + 2] -= dz * fpair;
+            } else {
+                auto&& [fjx, fjy, fjz] = layout::get<2>(a[j]);
+                fjx -= dx * fpair;
+                fjy -= dy * fpair;
+                fjz -= dz * fpair;
+            }
+            if constexpr (Energy) {
+                eng += r6inv * (Real(4) * r6inv - Real(4)) * in;
+                vir += fpair * rsq;
             }
         };
         const std::size_t plain = list.plain[i], n = list.count[i];

@@ -91,7 +91,7 @@ public:
         backend_.zeros(e_, n_);
         backend_.zeros(w_, n_);
         backend_.zeros(ke_, n_);
-        backend_.zeros(neigh_, n_ * capacity_);
+        backend_.zeros(neigh_, n_ * (capacity_ + 1));
     }
 
     /// Runs opt.steps steps, printing thermo every opt.thermo steps and at the last one.
@@ -189,7 +189,7 @@ private:
         into += seconds(clock::now() - t0);
     }
 
-    std::size_t stride_i() const { return Backend::interleaved_list ? 1 : capacity_; }
+    std::size_t stride_i() const { return Backend::interleaved_list ? 1 : capacity_ + 1; }
     std::size_t stride_k() const { return Backend::interleaved_list ? n_ : 1; }
 
     /// Wrap into the box, sort the atoms by cell, rebuild the Verlet lists.
@@ -209,7 +209,7 @@ private:
                 const std::size_t most = backend_.max(count_, n_);
                 if (most <= capacity_) break;
                 capacity_ = most + most / 4 + 8; // too many neighbors: more room, build again
-                backend_.zeros(neigh_, n_ * capacity_);
+                backend_.zeros(neigh_, n_ * (capacity_ + 1));
             }
         });
         ++t_.builds;
