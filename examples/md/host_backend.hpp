@@ -83,11 +83,13 @@ struct host_backend {
 #if defined(_OPENMP)
         if (threads > 1) {
             std::vector<Real>& buffers = buffer<Real>();
-            buffers.assign(std::size_t(threads) * 3 * n, Real(0));
+            buffers.resize(std::size_t(threads) * 3 * n);
             lj_half<Real, Energy, true> g{f.list, f.box, f.cut_sq, f.e, f.w, nullptr};
 #  pragma omp parallel num_threads(threads) firstprivate(g)
             {
+                // Each thread clears its own buffer: in parallel, and in its core's cache.
                 g.fbuf = buffers.data() + std::size_t(omp_get_thread_num()) * 3 * n;
+                std::fill(g.fbuf, g.fbuf + 3 * n, Real(0));
                 const auto count = static_cast<std::ptrdiff_t>(n);
 #  pragma omp for schedule(static)
                 for (std::ptrdiff_t i = 0; i < count; ++i) g(v, static_cast<std::size_t>(i));

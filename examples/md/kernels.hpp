@@ -35,13 +35,14 @@ struct cell_grid {
 
 /// Minimum image: with cutoff + skin <= half the box, the one image that can be within reach.
 /// Atoms are at most a little outside the box between rebuilds, so |d| < 1.5 prd and one
-/// correction suffices: two compares and selects, where d - prd * rint(d / prd) costs a
-/// software rint on x86-64 without SSE4.1. Even so it costs 30-40% of the force loop, so the
-/// lists put the neighbors that need it last (neighbor_list::plain) and the rest skip it.
+/// correction suffices, where d - prd * rint(d / prd) costs a software rint on x86-64 without
+/// SSE4.1. The corrections are multiplied by 0 or 1 rather than selected: g++ turns selects into
+/// branches, which mispredict (exact either way: prd * 1 is prd, d - 0 is d). Even so it costs,
+/// so the lists put the neighbors that need it last (neighbor_list::plain) and the rest skip it.
 template <class Real>
 LAYOUT_HOST_DEVICE LAYOUT_FORCEINLINE Real min_image(Real d, Real prd, Real half_prd) {
-    d = d > half_prd ? d - prd : d;
-    return d < -half_prd ? d + prd : d;
+    d -= prd * Real(d > half_prd);
+    return d + prd * Real(d < -half_prd);
 }
 
 template <class Real>
