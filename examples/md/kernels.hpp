@@ -144,6 +144,12 @@ struct compute_cells {
     }
 };
 
+/// Cell r of an axis of n cells, periodic, for -n <= r < 2n (a stencil offset is at most n - 1
+/// cells away): an integer division per axis and stencil cell would cost more.
+LAYOUT_HOST_DEVICE LAYOUT_FORCEINLINE int wrap_cell(int r, int n) {
+    return r < 0 ? r + n : (r >= n ? r - n : r);
+}
+
 /// Which neighbor cells to visit, as offsets, and which of them take only j > i. Cells are at
 /// least reach / k wide (k = 1 or 2 cells per cutoff + skin); offsets run over -k..k on each
 /// axis, less those whose nearest points are farther apart than the reach.
@@ -255,9 +261,9 @@ struct build_neighbors {
                 const bool across = !st.wide || rx < 0 || rx >= grid.n[0] || ry < 0 ||
                                     ry >= grid.n[1] || rz < 0 || rz >= grid.n[2];
                 if (across != (pass == 1)) continue;
-                const int x = (rx + grid.n[0]) % grid.n[0];
-                const int y = (ry + grid.n[1]) % grid.n[1];
-                const int z = (rz + grid.n[2]) % grid.n[2];
+                const int x = wrap_cell(rx, grid.n[0]);
+                const int y = wrap_cell(ry, grid.n[1]);
+                const int z = wrap_cell(rz, grid.n[2]);
                 const index_t cell = static_cast<index_t>((z * grid.n[1] + y) * grid.n[0] + x);
                 const std::size_t first = e[3] ? (i + 1 > offsets[cell] ? i + 1 : offsets[cell])
                                                : offsets[cell];
