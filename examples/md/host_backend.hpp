@@ -58,14 +58,15 @@ struct host_backend {
     template <class T>
     static array<T> to_device(const std::vector<T>& h) { return h; }
 
-    /// f(v, i) for every i: layout::for_each_index, or an OpenMP loop with several threads.
+    /// f(v, i) for every i: layout::for_each_index on one thread, or on `threads` OpenMP
+    /// threads (exec::parallel uses omp_get_max_threads(), so that is set first; and every
+    /// size, in.lj's 32,000 atoms too, not only those above the policy's default minimum).
     template <class View, class F>
     void for_each(const View& v, const F& f) const {
 #if defined(_OPENMP)
         if (threads > 1) {
-            const auto n = static_cast<std::ptrdiff_t>(v.size());
-#  pragma omp parallel for num_threads(threads) schedule(static)
-            for (std::ptrdiff_t i = 0; i < n; ++i) f(v, static_cast<std::size_t>(i));
+            omp_set_num_threads(threads);
+            layout::for_each_index(layout::exec::parallel_policy{0}, v, f);
             return;
         }
 #endif
