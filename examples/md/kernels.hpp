@@ -186,7 +186,8 @@ inline std::vector<int> stencil_entries(const stencil& s) {
     for (int k = 0; k < s.count; ++k) {
         const int* o = s.offset[k];
         const std::size_t r = e.size();
-        if (s.wide && r && !s.greater_only[k] && e[r - 3] == o[1] && e[r - 2] == o[2] && e[r - 4] + 1 == o[0])
+        if (s.wide && r && !s.greater_only[k] && e[r - 3] == o[1] && e[r - 2] == o[2] &&
+            e[r - 4] + 1 == o[0])
             e[r - 4] = o[0];
         else
             e.insert(e.end(), {o[0], o[0], o[1], o[2], s.greater_only[k] ? 1 : 0});
@@ -278,7 +279,8 @@ struct build_neighbors {
 #if defined(__CUDA_ARCH__)
                 if (in) {
                     if (found < list.capacity)
-                        list.neigh[i * list.stride_i + found * list.stride_k] = static_cast<index_t>(j);
+                        list.neigh[i * list.stride_i + found * list.stride_k] =
+                            static_cast<index_t>(j);
                     ++found;
                 }
 #else
@@ -291,7 +293,9 @@ struct build_neighbors {
 #endif
             }
         };
-        auto cell = [&](int x, int y, int z) { return static_cast<std::size_t>((z * ny + y) * nx + x); };
+        auto cell = [&](int x, int y, int z) {
+            return static_cast<std::size_t>((z * ny + y) * nx + x);
+        };
         // Pass 0: cells reached without crossing the box's faces, where every pair within
         // reach is at its plain difference (each pair within reach has one offset in -k..k on
         // a wide grid, so its cell is reached only through that offset): the part of each row

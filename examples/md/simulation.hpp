@@ -205,7 +205,8 @@ private:
             for (;;) {
                 backend_.for_each(atoms_.view(),
                                   build_neighbors<Real>{grid_, box_,
-                                                        stencil_ref{backend_.ptr(stencil_entries_), stencil_rows_, stencil_.wide},
+                                                        stencil_ref{backend_.ptr(stencil_entries_),
+                                                                    stencil_rows_, stencil_.wide},
                                                         backend_.ptr(keys_),
                                                         backend_.ptr(offsets_), list(), reach_sq_});
                 const std::size_t most = backend_.max(count_, n_);
