@@ -160,7 +160,8 @@ LAYOUT_HOST_DEVICE LAYOUT_FORCEINLINE int wrap_cell(int r, int n) {
 /// every cell of the axis is visited once, and a half list takes j > i in every cell.
 struct stencil {
     bool wide = false; // 2k + 1 cells or more on every axis (see build_neighbors)
-    int count = 0;
+    int cells = 0;
+    int rows = 0; // as the kernels read it (stencil_entries)
     int offset[125][3] = {};
     bool greater_only[125] = {};
 };
@@ -183,7 +184,7 @@ struct stencil_ref {
 /// reach a cell twice around the box, and every cell is visited on its own (see build_neighbors).
 inline std::vector<int> stencil_entries(const stencil& s) {
     std::vector<int> e;
-    for (int k = 0; k < s.count; ++k) {
+    for (int k = 0; k < s.cells; ++k) {
         const int* o = s.offset[k];
         const std::size_t r = e.size();
         if (s.wide && r && !s.greater_only[k] && e[r - 3] == o[1] && e[r - 2] == o[2] &&
@@ -223,12 +224,13 @@ inline stencil make_stencil(const int n[3], const double size[3], double reach, 
                 const bool self = dx == 0 && dy == 0 && dz == 0;
                 const bool after = dz > 0 || (dz == 0 && (dy > 0 || (dy == 0 && dx > 0)));
                 if (half_stencil && !self && !after) continue;
-                s.offset[s.count][0] = dx;
-                s.offset[s.count][1] = dy;
-                s.offset[s.count][2] = dz;
-                s.greater_only[s.count] = half && (self || !half_stencil);
-                ++s.count;
+                s.offset[s.cells][0] = dx;
+                s.offset[s.cells][1] = dy;
+                s.offset[s.cells][2] = dz;
+                s.greater_only[s.cells] = half && (self || !half_stencil);
+                ++s.cells;
             }
+    s.rows = static_cast<int>(stencil_entries(s).size() / 5);
     return s;
 }
 

@@ -77,9 +77,7 @@ public:
         cells_ = std::size_t(grid_.n[0]) * grid_.n[1] * grid_.n[2];
         stencil_ = make_stencil(grid_.n, cell_size, o.cutoff + o.skin, Backend::cells_per_reach,
                                 Backend::half_list);
-        const std::vector<int> entries = stencil_entries(stencil_);
-        stencil_rows_ = static_cast<int>(entries.size() / 5);
-        stencil_entries_ = backend_.to_device(entries);
+        stencil_entries_ = backend_.to_device(stencil_entries(stencil_));
         cut_sq_ = Real(o.cutoff * o.cutoff);
         reach_sq_ = Real((o.cutoff + o.skin) * (o.cutoff + o.skin));
 
@@ -206,7 +204,7 @@ private:
                 backend_.for_each(atoms_.view(),
                                   build_neighbors<Real>{grid_, box_,
                                                         stencil_ref{backend_.ptr(stencil_entries_),
-                                                                    stencil_rows_, stencil_.wide},
+                                                                    stencil_.rows, stencil_.wide},
                                                         backend_.ptr(keys_),
                                                         backend_.ptr(offsets_), list(), reach_sq_});
                 const std::size_t most = backend_.max(count_, n_);
@@ -257,7 +255,6 @@ private:
     std::size_t cells_ = 0;
     stencil stencil_;
     array<int> stencil_entries_;
-    int stencil_rows_ = 0;
     Real cut_sq_ = 0, reach_sq_ = 0;
     std::size_t capacity_ = 0;
     timings t_;
