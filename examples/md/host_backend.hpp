@@ -58,14 +58,15 @@ struct host_backend {
     template <class T>
     static array<T> to_device(const std::vector<T>& h) { return h; }
 
-    /// f(v, i) for every i: layout::for_each_index, or an OpenMP loop with several threads.
+    /// f(v, i) for every i: layout::for_each_index on one thread, or on `threads` OpenMP
+    /// threads (exec::parallel uses omp_get_max_threads(), so that is set first; and every
+    /// size, in.lj's 32,000 atoms too, not only those above the policy's default minimum).
     template <class View, class F>
     void for_each(const View& v, const F& f) const {
 #if defined(_OPENMP)
         if (threads > 1) {
-            const auto n = static_cast<std::ptrdiff_t>(v.size());
-#  pragma omp parallel for num_threads(threads) schedule(static)
-            for (std::ptrdiff_t i = 0; i < n; ++i) f(v, static_cast<std::size_t>(i));
+            omp_set_num_threads(threads);
+            layout::for_each_index(layout::exec::parallel_policy{0}, v, f);
             return;
         }
 #endif
@@ -83,11 +84,13 @@ struct host_backend {
 #if defined(_OPENMP)
         if (threads > 1) {
             std::vector<Real>& buffers = buffer<Real>();
-            buffers.assign(std::size_t(threads) * 3 * n, Real(0));
+            buffers.resize(std::size_t(threads) * 3 * n);
             lj_half<Real, Energy, true> g{f.list, f.box, f.cut_sq, f.e, f.w, nullptr};
 #  pragma omp parallel num_threads(threads) firstprivate(g)
             {
+                // Each thread clears its own buffer: in parallel, and in its core's cache.
                 g.fbuf = buffers.data() + std::size_t(omp_get_thread_num()) * 3 * n;
+                std::fill(g.fbuf, g.fbuf + 3 * n, Real(0));
                 const auto count = static_cast<std::ptrdiff_t>(n);
 #  pragma omp for schedule(static)
                 for (std::ptrdiff_t i = 0; i < count; ++i) g(v, static_cast<std::size_t>(i));

@@ -35,13 +35,14 @@ struct cell_grid {
 
 /// Minimum image: with cutoff + skin <= half the box, the one image that can be within reach.
 /// Atoms are at most a little outside the box between rebuilds, so |d| < 1.5 prd and one
-/// correction suffices: two compares and selects, where d - prd * rint(d / prd) costs a
-/// software rint on x86-64 without SSE4.1. Even so it costs 30-40% of the force loop, so the
-/// lists put the neighbors that need it last (neighbor_list::plain) and the rest skip it.
+/// correction suffices, where d - prd * rint(d / prd) costs a software rint on x86-64 without
+/// SSE4.1. The corrections are multiplied by 0 or 1 rather than selected: g++ turns selects into
+/// branches, which mispredict (exact either way: prd * 1 is prd, d - 0 is d). Even so it costs,
+/// so the lists put the neighbors that need it last (neighbor_list::plain) and the rest skip it.
 template <class Real>
 LAYOUT_HOST_DEVICE LAYOUT_FORCEINLINE Real min_image(Real d, Real prd, Real half_prd) {
-    d = d > half_prd ? d - prd : d;
-    return d < -half_prd ? d + prd : d;
+    d -= prd * Real(d > half_prd);
+    return d + prd * Real(d < -half_prd);
 }
 
 template <class Real>
@@ -143,6 +144,12 @@ struct compute_cells {
     }
 };
 
+/// Cell r of an axis of n cells, periodic, for -n <= r < 2n (a stencil offset is at most n - 1
+/// cells away): an integer division per axis and stencil cell would cost more.
+LAYOUT_HOST_DEVICE LAYOUT_FORCEINLINE int wrap_cell(int r, int n) {
+    return r < 0 ? r + n : (r >= n ? r - n : r);
+}
+
 /// Which neighbor cells to visit, as offsets, and which of them take only j > i. Cells are at
 /// least reach / k wide (k = 1 or 2 cells per cutoff + skin); offsets run over -k..k on each
 /// axis, less those whose nearest points are farther apart than the reach.
@@ -153,24 +160,39 @@ struct compute_cells {
 /// every cell of the axis is visited once, and a half list takes j > i in every cell.
 struct stencil {
     bool wide = false; // 2k + 1 cells or more on every axis (see build_neighbors)
-    int count = 0;
+    int cells = 0;
+    int rows = 0; // as the kernels read it (stencil_entries)
     int offset[125][3] = {};
     bool greater_only[125] = {};
 };
 
-/// A stencil as the kernels read it: entry[4 s .. 4 s + 2] the offset of cell s, entry[4 s + 3]
-/// whether it takes only j > i. In memory (host or device, as the other arrays), not in the
+/// A stencil as the kernels read it, in rows: cells next to each other along x are next to each
+/// other in memory, and so are their atoms (sorted by cell), so a row of them is one range of
+/// atoms, one loop rather than one per cell (in.lj's half stencil: 63 cells in 13 rows; the
+/// GPU's full one: 27 in 9).
+/// entry[5 r .. 5 r + 4] = {dx_first, dx_last, dy, dz, greater}: row r is the cells dx_first ..
+/// dx_last, dy, dz away; greater: its first cell takes only j > i (the others come after atom i's
+/// cell, so all of their atoms do). In memory (host or device, as the other arrays), not in the
 /// functor: a kernel parameter indexed at run time would be copied to each thread's local memory.
 struct stencil_ref {
     const int* entry;
-    int count;
+    int rows;
     bool wide;
 };
 
+/// The rows of stencil s. Cells are merged only on a wide grid: on a short axis a row could
+/// reach a cell twice around the box, and every cell is visited on its own (see build_neighbors).
 inline std::vector<int> stencil_entries(const stencil& s) {
     std::vector<int> e;
-    for (int k = 0; k < s.count; ++k)
-        e.insert(e.end(), {s.offset[k][0], s.offset[k][1], s.offset[k][2], s.greater_only[k] ? 1 : 0});
+    for (int k = 0; k < s.cells; ++k) {
+        const int* o = s.offset[k];
+        const std::size_t r = e.size();
+        if (s.wide && r && !s.greater_only[k] && e[r - 3] == o[1] && e[r - 2] == o[2] &&
+            e[r - 4] + 1 == o[0])
+            e[r - 4] = o[0];
+        else
+            e.insert(e.end(), {o[0], o[0], o[1], o[2], s.greater_only[k] ? 1 : 0});
+    }
     return e;
 }
 
@@ -202,18 +224,20 @@ inline stencil make_stencil(const int n[3], const double size[3], double reach, 
                 const bool self = dx == 0 && dy == 0 && dz == 0;
                 const bool after = dz > 0 || (dz == 0 && (dy > 0 || (dy == 0 && dx > 0)));
                 if (half_stencil && !self && !after) continue;
-                s.offset[s.count][0] = dx;
-                s.offset[s.count][1] = dy;
-                s.offset[s.count][2] = dz;
-                s.greater_only[s.count] = half && (self || !half_stencil);
-                ++s.count;
+                s.offset[s.cells][0] = dx;
+                s.offset[s.cells][1] = dy;
+                s.offset[s.cells][2] = dz;
+                s.greater_only[s.cells] = half && (self || !half_stencil);
+                ++s.cells;
             }
+    s.rows = static_cast<int>(stencil_entries(s).size() / 5);
     return s;
 }
 
-/// Where neighbor k of atom i is stored: neigh[i * stride_i + k * stride_k]. The CPU keeps an
-/// atom's neighbors together (stride_i = capacity, stride_k = 1); the GPU interleaves them
-/// (stride_i = 1, stride_k = n) so that a warp's 32 atoms read neighbor k in one transaction.
+/// Where neighbor k of atom i is stored: neigh[i * stride_i + k * stride_k], k < capacity + 1
+/// (slot `capacity` is spare: see build_neighbors). The CPU keeps an atom's neighbors together
+/// (stride_i = capacity + 1, stride_k = 1); the GPU interleaves them (stride_i = 1,
+/// stride_k = n) so that a warp's 32 atoms read neighbor k in one transaction.
 struct neighbor_list {
     index_t* neigh;
     index_t* count; // per atom; may exceed capacity, which the caller checks and rebuilds
@@ -239,44 +263,69 @@ struct build_neighbors {
     LAYOUT_HOST_DEVICE void operator()(const View& a, std::size_t i) const {
         const vec3<Real> pi = layout::get<0>(a[i]);
         const int c = static_cast<int>(key[i]);
-        const int cx = c % grid.n[0], cy = (c / grid.n[0]) % grid.n[1], cz = c / (grid.n[0] * grid.n[1]);
+        const int nx = grid.n[0], ny = grid.n[1], nz = grid.n[2];
+        const int cx = c % nx, cy = (c / nx) % ny, cz = c / (nx * ny);
         std::size_t found = 0;
+        // Atoms [first, last) within reach go to the list; Image: through the minimum image.
+        auto scan = [&](std::size_t first, std::size_t last, bool image) {
+            for (std::size_t j = first; j < last; ++j) {
+                if (j == i) continue;
+                const vec3<Real> pj = layout::get<0>(a[j]);
+                Real dx = pi.x - pj.x, dy = pi.y - pj.y, dz = pi.z - pj.z;
+                if (image) {
+                    dx = min_image<Real>(dx, box.prd[0], box.half_prd[0]);
+                    dy = min_image<Real>(dy, box.prd[1], box.half_prd[1]);
+                    dz = min_image<Real>(dz, box.prd[2], box.half_prd[2]);
+                }
+                const bool in = dx * dx + dy * dy + dz * dz < reach_sq;
+#if defined(__CUDA_ARCH__)
+                if (in) {
+                    if (found < list.capacity)
+                        list.neigh[i * list.stride_i + found * list.stride_k] =
+                            static_cast<index_t>(j);
+                    ++found;
+                }
+#else
+                // Every candidate is stored, and kept only if within reach: about a quarter
+                // are, at random, so a branch on it would mispredict often (the store is
+                // cheaper). Slot `capacity` takes the candidates past a full list.
+                const std::size_t slot = found < list.capacity ? found : list.capacity;
+                list.neigh[i * list.stride_i + slot * list.stride_k] = static_cast<index_t>(j);
+                found += in;
+#endif
+            }
+        };
+        auto cell = [&](int x, int y, int z) {
+            return static_cast<std::size_t>((z * ny + y) * nx + x);
+        };
         // Pass 0: cells reached without crossing the box's faces, where every pair within
         // reach is at its plain difference (each pair within reach has one offset in -k..k on
-        // a wide grid, so its cell is reached only through that offset). Pass 1: the cells
-        // across a face (all cells, when an axis is too short for that argument), which need
-        // the minimum image, now and until the next rebuild.
-        for (int pass = 0; pass < 2; ++pass) {
-            for (int s = 0; s < st.count; ++s) {
-                const int* e = st.entry + 4 * s;
-                const int rx = cx + e[0], ry = cy + e[1], rz = cz + e[2];
-                const bool across = !st.wide || rx < 0 || rx >= grid.n[0] || ry < 0 ||
-                                    ry >= grid.n[1] || rz < 0 || rz >= grid.n[2];
-                if (across != (pass == 1)) continue;
-                const int x = (rx + grid.n[0]) % grid.n[0];
-                const int y = (ry + grid.n[1]) % grid.n[1];
-                const int z = (rz + grid.n[2]) % grid.n[2];
-                const index_t cell = static_cast<index_t>((z * grid.n[1] + y) * grid.n[0] + x);
-                const std::size_t first = e[3] ? (i + 1 > offsets[cell] ? i + 1 : offsets[cell])
-                                               : offsets[cell];
-                const std::size_t last = offsets[cell + 1];
-                for (std::size_t j = first; j < last; ++j) {
-                    if (j == i) continue;
-                    const vec3<Real> pj = layout::get<0>(a[j]);
-                    Real dx = pi.x - pj.x, dy = pi.y - pj.y, dz = pi.z - pj.z;
-                    if (across) {
-                        dx = min_image<Real>(dx, box.prd[0], box.half_prd[0]);
-                        dy = min_image<Real>(dy, box.prd[1], box.half_prd[1]);
-                        dz = min_image<Real>(dz, box.prd[2], box.half_prd[2]);
-                    }
-                    if (dx * dx + dy * dy + dz * dz < reach_sq) {
-                        if (found < list.capacity)
-                            list.neigh[i * list.stride_i + found * list.stride_k] = static_cast<index_t>(j);
-                        ++found;
-                    }
-                }
+        // a wide grid, so its cell is reached only through that offset): the part of each row
+        // inside the box, one range of atoms. Pass 1: the cells across a face (all cells, when
+        // an axis is too short for that argument), one by one, which need the minimum image,
+        // now and until the next rebuild.
+        for (int r = 0; r < st.rows; ++r) {
+            const int* e = st.entry + 5 * r;
+            const int x0 = cx + e[0], x1 = cx + e[1], y = cy + e[2], z = cz + e[3];
+            if (!st.wide || y < 0 || y >= ny || z < 0 || z >= nz) continue;
+            const int lo = x0 < 0 ? 0 : x0, hi = x1 >= nx ? nx - 1 : x1;
+            if (lo > hi) continue;
+            const std::size_t start = offsets[cell(lo, y, z)];
+            // A greater row starts at atom i's own cell, which is always inside the box.
+            scan(e[4] && i + 1 > start ? i + 1 : start, offsets[cell(hi, y, z) + 1], false);
+        }
+        list.plain[i] = static_cast<index_t>(found);
+        for (int r = 0; r < st.rows; ++r) {
+            const int* e = st.entry + 5 * r;
+            const int y = cy + e[2], z = cz + e[3];
+            const bool yz_across = !st.wide || y < 0 || y >= ny || z < 0 || z >= nz;
+            for (int dx = e[0]; dx <= e[1]; ++dx) {
+                const int x = cx + dx;
+                if (!yz_across && x >= 0 && x < nx) continue; // in pass 0
+                const std::size_t w = cell(wrap_cell(x, nx), wrap_cell(y, ny), wrap_cell(z, nz));
+                const std::size_t start = offsets[w];
+                scan(e[4] && dx == e[0] && i + 1 > start ? i + 1 : start, offsets[w + 1], true);
             }
-            if (pass == 0) list.plain[i] = static_cast<index_t>(found);
         }
         list.count[i] = static_cast<index_t>(found);
     }
@@ -371,26 +420,27 @@ struct lj_half {
                 dz = min_image<Real>(dz, box.prd[2], box.half_prd[2]);
             }
             const Real rsq = dx * dx + dy * dy + dz * dz;
-            if (rsq < cut_sq) {
-                Real r6inv;
-                const Real fpair = lj_fpair(rsq, r6inv);
-                fx += dx * fpair;
-                fy += dy * fpair;
-                fz += dz * fpair;
-                if constexpr (Buffered) {
-                    fbuf[3 * j] -= dx * fpair;
-                    fbuf[3 * j + 1] -= dy * fpair;
-                    fbuf[3 * j + 2] -= dz * fpair;
-                } else {
-                    auto&& [fjx, fjy, fjz] = layout::get<2>(a[j]);
-                    fjx -= dx * fpair;
-                    fjy -= dy * fpair;
-                    fjz -= dz * fpair;
-                }
-                if constexpr (Energy) {
-                    eng += r6inv * (Real(4) * r6inv - Real(4));
-                    vir += fpair * rsq;
-                }
+            // Pairs beyond the cutoff (a quarter to a third of the list, at random) count with
+            // fpair = 0 rather than behind a branch, which would mispredict for many of them.
+            const Real in = Real(rsq < cut_sq);
+            Real r6inv;
+            const Real fpair = lj_fpair(rsq, r6inv) * in;
+            fx += dx * fpair;
+            fy += dy * fpair;
+            fz += dz * fpair;
+            if constexpr (Buffered) {
+                fbuf[3 * j] -= dx * fpair;
+                fbuf[3 * j + 1] -= dy * fpair;
+                fbuf[3 * j + 2] -= dz * fpair;
+            } else {
+                auto&& [fjx, fjy, fjz] = layout::get<2>(a[j]);
+                fjx -= dx * fpair;
+                fjy -= dy * fpair;
+                fjz -= dz * fpair;
+            }
+            if constexpr (Energy) {
+                eng += r6inv * (Real(4) * r6inv - Real(4)) * in;
+                vir += fpair * rsq;
             }
         };
         const std::size_t plain = list.plain[i], n = list.count[i];

@@ -91,7 +91,7 @@ public:
         backend_.zeros(e_, n_);
         backend_.zeros(w_, n_);
         backend_.zeros(ke_, n_);
-        backend_.zeros(neigh_, n_ * capacity_);
+        backend_.zeros(neigh_, n_ * (capacity_ + 1));
     }
 
     /// Runs opt.steps steps, printing thermo every opt.thermo steps and at the last one.
@@ -189,7 +189,7 @@ private:
         into += seconds(clock::now() - t0);
     }
 
-    std::size_t stride_i() const { return Backend::interleaved_list ? 1 : capacity_; }
+    std::size_t stride_i() const { return Backend::interleaved_list ? 1 : capacity_ + 1; }
     std::size_t stride_k() const { return Backend::interleaved_list ? n_ : 1; }
 
     /// Wrap into the box, sort the atoms by cell, rebuild the Verlet lists.
@@ -203,13 +203,14 @@ private:
             for (;;) {
                 backend_.for_each(atoms_.view(),
                                   build_neighbors<Real>{grid_, box_,
-                                                        stencil_ref{backend_.ptr(stencil_entries_), stencil_.count, stencil_.wide},
+                                                        stencil_ref{backend_.ptr(stencil_entries_),
+                                                                    stencil_.rows, stencil_.wide},
                                                         backend_.ptr(keys_),
                                                         backend_.ptr(offsets_), list(), reach_sq_});
                 const std::size_t most = backend_.max(count_, n_);
                 if (most <= capacity_) break;
                 capacity_ = most + most / 4 + 8; // too many neighbors: more room, build again
-                backend_.zeros(neigh_, n_ * capacity_);
+                backend_.zeros(neigh_, n_ * (capacity_ + 1));
             }
         });
         ++t_.builds;
