@@ -34,10 +34,27 @@
 #include <cmath>
 #include <cstdio>
 #include <stdexcept>
+#include <optional>
 #include <string>
 #include <vector>
 
 namespace md {
+
+/// The stencil cell by cell: entry[4 k .. 4 k + 3] = {dx, dy, dz, greater} of cell k. (The
+/// single-rank kernels read it in rows of cells, stencil_ref: a rank's ghosts come after its own
+/// atoms, outside the cells' sorted order, so cells are visited one at a time here.)
+struct cell_stencil {
+    std::vector<int> entry;
+    int count = 0;
+    bool wide = false;
+
+    explicit cell_stencil(const stencil& s) : count(s.cells), wide(s.wide) {
+        for (int k = 0; k < s.cells; ++k) {
+            entry.insert(entry.end(), {s.offset[k][0], s.offset[k][1], s.offset[k][2]});
+            entry.push_back(s.greater_only[k] ? 1 : 0);
+        }
+    }
+};
 
 /// The Verlet list of owned atom i, from cells that hold owned atoms and ghosts in no particular
 /// order: cell c's atoms are cell_atoms[offsets[c] .. offsets[c + 1]) (layout::bin_by_key's
@@ -47,7 +64,7 @@ template <class Real>
 struct build_local_neighbors {
     cell_grid<Real> grid;
     kernel_box<Real> box;
-    stencil_ref st;
+    const cell_stencil& st;
     const index_t* cell_of;    // per atom
     const index_t* offsets;    // per cell
     const index_t* cell_atoms; // atoms by cell
@@ -66,7 +83,7 @@ struct build_local_neighbors {
                 int r[3];
                 bool crosses = !st.wide;
                 for (int d = 0; d < 3; ++d) {
-                    r[d] = home[d] + st.entry[4 * s + d];
+                    r[d] = home[d] + st.entry[4 * std::size_t(s) + d];
                     crosses = crosses || r[d] < 0 || r[d] >= n[d];
                     r[d] = (r[d] + n[d]) % n[d];
                 }
@@ -143,7 +160,7 @@ public:
         }
         cells_ = std::size_t(grid_.n[0]) * grid_.n[1] * grid_.n[2];
         stencil_ = make_stencil(grid_.n, cell_size, reach, 1, false);
-        stencil_entries_ = stencil_entries(stencil_);
+        cells_stencil_.emplace(stencil_);
         cut_sq_ = Real(o.cutoff * o.cutoff);
         reach_sq_ = Real(reach * reach);
         capacity_ = static_cast<std::size_t>(double(n_total_) / volume_ * 4.18879 *
@@ -275,7 +292,7 @@ private:
                 const build_local_neighbors<Real> build{
                     grid_,
                     box_,
-                    stencil_ref{stencil_entries_.data(), stencil_.count, stencil_.wide},
+                    *cells_stencil_,
                     cell_of_.data(),
                     bins.offsets.data(),
                     bins.permutation.data(),
@@ -349,7 +366,7 @@ private:
     cell_grid<Real> grid_{};
     std::size_t cells_ = 0;
     stencil stencil_;
-    std::vector<int> stencil_entries_;
+    std::optional<cell_stencil> cells_stencil_;
     Real cut_sq_ = 0, reach_sq_ = 0;
     std::size_t capacity_ = 0;
     mpi_timings t_;
