@@ -1,6 +1,6 @@
 /// \file cuda/detail/tile_shape.hpp
-/// How the tile kernels of layout::cuda::convert stage a chunk of an AoS array in shared memory,
-/// decided at compile time per T: elements per tile, the padding, the tile's size.
+/// How the tile kernels of layout::cuda::copy (cuda/convert.hpp) stage a chunk of an AoS array in
+/// shared memory, decided at compile time per T: elements per tile, the padding, the tile's size.
 ///
 ///     tile_shape<Particle>::chunk   // 256 elements of 32 bytes: an 8 KiB tile
 ///     tile_shape<Particle>::pad     // 4: one word of padding every 128 bytes
