@@ -564,8 +564,9 @@ TEST_F(cuda_gather_scatter_errors, permute_rejects_what_is_not_a_permutation) {
     expect_throw_containing<std::invalid_argument>(
         [&] { layout::cuda::permute_in_place(dst, twice); }, "not a permutation");
     const auto oob = to_device(std::vector<int>{0, 1, 2, 3, 5});
-    expect_throw_containing<std::out_of_range>([&] { layout::cuda::permute(src, oob, dst); },
-                                               "index 5 at position 4 is out of range");
+    expect_throw_containing<std::out_of_range>(
+        [&] { layout::cuda::permute(src, oob, dst); },
+        "layout::cuda::permute: index 5 at position 4 is out of range: the permutation's size is 5");
 }
 
 TEST_F(cuda_gather_scatter_errors, overlap_and_host_memory_are_rejected) {
