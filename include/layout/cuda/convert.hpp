@@ -33,6 +33,7 @@
 #include "../reflect.hpp"
 #include "../scratch.hpp"
 #include "../view.hpp"
+#include "detail/launch.hpp"
 #include "detail/tile_kernels.hpp"
 #include "detail/tile_shape.hpp"
 #include "error.hpp"
@@ -40,7 +41,6 @@
 
 #include <cuda_runtime.h>
 
-#include <climits>
 #include <cstddef>
 #include <type_traits>
 #include <utility>
@@ -67,16 +67,11 @@ __global__ void convert_elements_kernel(layout::view<T, Dst> dst, layout::view<c
     }
 }
 
-inline unsigned convert_grid(std::size_t work_items) {
-    const std::size_t blocks = work_items < std::size_t(INT_MAX) ? work_items : INT_MAX;
-    return static_cast<unsigned>(blocks);
-}
-
 template <class T, class Dst, class Src>
 void convert_elements(layout::view<T, Dst> dst, layout::view<const T, Src> src, std::size_t first,
                       std::size_t last, cudaStream_t stream) {
     if (first >= last) return;
-    const unsigned grid = convert_grid((last - first + convert_threads - 1) / convert_threads);
+    const unsigned grid = strided_grid_size((last - first + convert_threads - 1) / convert_threads);
     convert_elements_kernel<<<grid, convert_threads, 0, stream>>>(dst, src, first, last);
     check_launch("layout::cuda::copy (element kernel)");
 }
@@ -124,7 +119,7 @@ void convert_views(layout::view<const T, SrcLayout> src, layout::view<T, DstLayo
         if constexpr (map::rounded_capacity(1) > 1) convert_elements(dst, src, whole, n, stream);
     } else if constexpr ((from_aos || to_aos) && shape::usable) {
         const std::size_t chunks = (n + shape::chunk - 1) / shape::chunk;
-        const unsigned grid = convert_grid(chunks);
+        const unsigned grid = strided_grid_size(chunks);
         // The piece size is a template parameter rather than a branch in the kernel, so that
         // each instance holds one path.
         auto launch = [&]<int Unit>(std::integral_constant<int, Unit>) {

@@ -18,6 +18,7 @@
 
 #include "../../config.hpp"
 #include "../../reflect.hpp"
+#include "launch.hpp"
 
 #include <cstddef>
 
@@ -25,7 +26,7 @@ namespace layout::cuda::detail {
 
 using layout::detail::leaf_table;
 
-inline constexpr int convert_threads = 256;
+inline constexpr int convert_threads = static_cast<int>(block_size);
 
 /// Byte b of a staged tile lives at tile + padded<Pad>(b): Pad bytes after every 128.
 template <int Pad>
