@@ -17,7 +17,7 @@
 ///
 /// This header includes one header per algorithm: algorithms/gather_scatter.hpp, permute.hpp,
 /// sort_by_key.hpp and bin_by_key.hpp; what they share (the arguments they accept, their checks)
-/// is in detail/algorithm_arguments.hpp and detail/algorithm_checks.hpp.
+/// is in algorithms/detail/algorithm_arguments.hpp and algorithm_checks.hpp.
 ///
 /// Contracts, the same on the host and the device:
 ///  - Every element is copied leaf by leaf; per leaf, the destination's writes run in index order

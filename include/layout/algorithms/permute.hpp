@@ -11,8 +11,8 @@
 
 #include "../config.hpp"
 #include "../copy.hpp"
-#include "../detail/algorithm_arguments.hpp"
-#include "../detail/algorithm_checks.hpp"
+#include "detail/algorithm_arguments.hpp"
+#include "detail/algorithm_checks.hpp"
 #include "../execution.hpp"
 #include "../memory.hpp"
 #include "../vector.hpp"

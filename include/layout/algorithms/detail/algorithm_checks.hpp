@@ -1,4 +1,4 @@
-/// \file detail/algorithm_checks.hpp
+/// \file algorithms/detail/algorithm_checks.hpp
 /// The run-time argument checks of the algorithms, host and device alike: sizes, overlapping
 /// views, indices in range (with LAYOUT_CHECK_BOUNDS), an Index type wide enough, and the one
 /// helper that gather, scatter and permute share, check_indexed_move.
@@ -8,11 +8,11 @@
 ///     "layout::gather: index 12 at position 3 is out of range: the source's size is 10"
 #pragma once
 
-#include "../config.hpp"
-#include "../copy.hpp"
-#include "../policies.hpp"
-#include "../reflect.hpp"
-#include "../view.hpp"
+#include "../../config.hpp"
+#include "../../copy.hpp"
+#include "../../policies.hpp"
+#include "../../reflect.hpp"
+#include "../../view.hpp"
 #include "algorithm_arguments.hpp"
 
 #include <array>
