@@ -11,6 +11,7 @@
 #include <layout/cuda/vector.hpp>
 
 #include "gpu_test.hpp"
+#include "host/expect_throw.hpp"
 #include "host/test_types.hpp"
 
 #include <algorithm>
@@ -498,16 +499,6 @@ TEST_F(cuda_gather_scatter_aos, whole_elements_at_every_alignment) {
 }
 
 // ---- errors -------------------------------------------------------------------------------------
-
-template <class E, class F>
-void expect_throw_containing(F f, const std::string& text) {
-    try {
-        f();
-        ADD_FAILURE() << "no exception; expected one containing \"" << text << "\"";
-    } catch (const E& e) {
-        EXPECT_NE(std::string(e.what()).find(text), std::string::npos) << e.what();
-    }
-}
 
 class cuda_gather_scatter_errors : public gpu_test {};
 

@@ -9,6 +9,7 @@
 
 #include <layout/algorithms.hpp>
 
+#include "expect_throw.hpp"
 #include "test_types.hpp"
 
 #include <gtest/gtest.h>
@@ -319,17 +320,6 @@ TEST(gather_scatter_errors, overlap_is_found_through_any_column) {
     std::vector<XY> both(20);
     const layout::view<XY, layout::policy::aos> lo(both.data(), 10), hi(both.data() + 10, 10);
     EXPECT_NO_THROW(layout::gather(lo, idx, hi));
-}
-
-/// Runs f, which must throw E with a message containing text.
-template <class E, class F>
-void expect_throw_containing(F f, const std::string& text) {
-    try {
-        f();
-        ADD_FAILURE() << "no exception; expected one containing \"" << text << "\"";
-    } catch (const E& e) {
-        EXPECT_NE(std::string(e.what()).find(text), std::string::npos) << e.what();
-    }
 }
 
 // The same exceptions and messages as the device algorithms (tests/cuda/algorithms_test.cu,
