@@ -1,4 +1,4 @@
-// Layout conversion on the GPU: layout::cuda::convert in six directions (aos<->soa,
+// Layout conversion on the GPU: layout::cuda::copy between two layouts in six directions (aos<->soa,
 // aosoa32<->soa, aos<->aosoa32) for two structs, each next to
 //   naive    a hand-written one-thread-per-element kernel, dst[i] = src[i].load() through views
 //   memcpy   cudaMemcpyAsync device to device of the same bytes (one per struct: the bound)
@@ -27,7 +27,7 @@
 
 #include "gpu_common.cuh"
 
-#include <layout/cuda/convert.hpp>
+#include <layout/cuda/copy.hpp>
 #include <layout/cuda/vector.hpp>
 #include <layout/layout.hpp>
 
@@ -320,7 +320,7 @@ std::string check_direction(std::size_t n) {
     poison(lib.view());
     poison(naive.view());
     check(cudaDeviceSynchronize(), "cudaDeviceSynchronize after poisoning");
-    layout::cuda::convert(lib.view(), d.template src<Src>().cview());
+    layout::cuda::copy(d.template src<Src>().cview(), lib.view());
     naive_convert(naive.view(), d.template src<Src>().cview());
     check(cudaDeviceSynchronize(), "cudaDeviceSynchronize after the conversions");
 
@@ -399,7 +399,7 @@ void add_direction(std::size_t n) {
                                              const auto src = d.template src<Src>().cview();
                                              const double median = bench::time_launches(state, [&] {
                                                  if (library)
-                                                     layout::cuda::convert(dst, src);
+                                                     layout::cuda::copy(src, dst);
                                                  else
                                                      naive_convert(dst, src);
                                              });

@@ -17,7 +17,7 @@
 ///
 /// This header includes one header per algorithm: algorithms/gather_scatter.hpp, permute.hpp,
 /// sort_by_key.hpp and bin_by_key.hpp; what they share (the arguments they accept, their checks)
-/// is in detail/algorithm_arguments.hpp and detail/algorithm_checks.hpp.
+/// is in algorithms/detail/algorithm_arguments.hpp and algorithm_checks.hpp.
 ///
 /// Contracts, the same on the host and the device:
 ///  - Every element is copied leaf by leaf; per leaf, the destination's writes run in index order
@@ -35,11 +35,13 @@
 ///    std::invalid_argument before anything is written.
 ///  - Strong guarantee: if an allocation fails (std::bad_alloc), sort_by_key and bin_by_key leave
 ///    keys and x as they were (everything is allocated before the first write).
-///  - Indices are validated when LAYOUT_CHECK_BOUNDS is on (debug builds): on the host an
-///    out-of-range index stops the program through layout::detail::fail with
-///    "layout: gather index out of range at position P (index I, size N)"; permute also rejects
-///    an index that appears twice. With the checks off an out-of-range index is undefined
-///    behaviour, as with operator[].
+///  - Indices are validated when LAYOUT_CHECK_BOUNDS is on (debug builds), on the host and on
+///    the device alike: the first index out of range throws std::out_of_range
+///    ("layout::gather: index 12 at position 3 is out of range: the source's size is 10"), and
+///    permute's first repeated index std::invalid_argument ("layout::permute: not a
+///    permutation: index 4 at position 2 appeared before, at position 0"), before anything is
+///    written. Always-on checks would cost the device a kernel and a synchronizing read-back per
+///    call. With the checks off an out-of-range index is undefined behaviour, as with operator[].
 ///  - Scatter with repeated indices: on the host the last write wins (dst[j] is the source
 ///    element with the largest i among those with indices[i] == j, whole). On the device see
 ///    <layout/cuda/algorithms.hpp>: per leaf, one of the colliding values.

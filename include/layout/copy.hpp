@@ -187,10 +187,20 @@ void convert_on_host(const view<T, DstLayout>& dst, const view<const T, SrcLayou
     });
 }
 
-inline void throw_size_mismatch(const char* what, std::size_t src, std::size_t dst) {
-    throw std::length_error(std::string(what) + ": size mismatch (source has " +
-                            std::to_string(src) + " elements, destination " +
-                            std::to_string(dst) + ")");
+/// The one size-mismatch message of the copies and algorithms, host and device:
+/// "layout::gather: size mismatch: 5 indices but the destination has 4 elements".
+[[noreturn]] inline void throw_size_mismatch(const char* function, std::size_t expected,
+                                             const char* expected_what, std::size_t actual,
+                                             const char* actual_what) {
+    throw std::length_error(std::string(function) + ": size mismatch: " + std::to_string(expected) +
+                            " " + expected_what + " but " + actual_what + " has " +
+                            std::to_string(actual) + " elements");
+}
+
+/// "layout::copy: size mismatch: 5 elements in the source but the destination has 4 elements".
+[[noreturn]] inline void throw_copy_size_mismatch(const char* function, std::size_t src,
+                                                  std::size_t dst) {
+    throw_size_mismatch(function, src, "elements in the source", dst, "the destination");
 }
 
 } // namespace detail
@@ -208,7 +218,7 @@ template <class Policy, class T, class DstLayout, class SrcLayout>
 void copy(const Policy& policy, const view<const T, SrcLayout>& src,
           const view<T, DstLayout>& dst) {
     if (src.size() != dst.size())
-        detail::throw_size_mismatch("layout::copy", src.size(), dst.size());
+        detail::throw_copy_size_mismatch("layout::copy", src.size(), dst.size());
     const std::size_t n = src.size();
     if (!detail::views_overlap(src, dst)) {
         if constexpr (std::is_same_v<DstLayout, SrcLayout>)

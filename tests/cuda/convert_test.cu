@@ -6,7 +6,7 @@
 #include "gpu_test.hpp"
 
 #include <layout/copy.hpp>
-#include <layout/cuda/convert.hpp>
+#include <layout/cuda/copy.hpp>
 #include <layout/policies.hpp>
 #include <layout/view.hpp>
 
@@ -209,11 +209,11 @@ void round_trip(std::initializer_list<std::size_t> sizes) {
         device_block<T, Dst> dst(n);
         src.upload(want);
 
-        layout::cuda::convert(dst.view(), src.view());
+        layout::cuda::copy(src.view(), dst.view());
         ASSERT_TRUE(check_cuda(cudaDeviceSynchronize(), "convert src -> dst"));
         EXPECT_TRUE(holds(dst, want)) << "there";
 
-        layout::cuda::convert(back.view(), layout::view<const T, Dst>(dst.view()));
+        layout::cuda::copy(layout::view<const T, Dst>(dst.view()), back.view());
         ASSERT_TRUE(check_cuda(cudaDeviceSynchronize(), "convert dst -> src"));
         EXPECT_TRUE(holds(back, want)) << "and back";
     }
@@ -242,12 +242,12 @@ void unaligned_aos_round_trip(std::size_t offset, std::size_t n) {
     const layout::view<T, lp::aos> aos(reinterpret_cast<T*>(raw + offset), n);
     device_block<T, Other> other(n);
 
-    layout::cuda::convert(other.view(), aos);
+    layout::cuda::copy(aos, other.view());
     ASSERT_TRUE(check_cuda(cudaDeviceSynchronize(), "aos -> other"));
     EXPECT_TRUE(holds(other, want));
 
     ASSERT_TRUE(check_cuda(cudaMemset(raw + offset, 0xFF, bytes), "cudaMemset"));
-    layout::cuda::convert(aos, layout::view<const T, Other>(other.view()));
+    layout::cuda::copy(layout::view<const T, Other>(other.view()), aos);
     ASSERT_TRUE(check_cuda(cudaDeviceSynchronize(), "other -> aos"));
     std::vector<std::byte> got(image.size());
     ASSERT_TRUE(
@@ -284,7 +284,7 @@ TEST_F(convert_gpu, aos_padding_bytes_come_out_zero) {
     device_block<Padded, lp::soa> soa(n);
     device_block<Padded, lp::aos> aos(n); // poisoned: padding starts as 0xFF
     soa.upload(want);
-    layout::cuda::convert(aos.view(), layout::view<const Padded, lp::soa>(soa.view()));
+    layout::cuda::copy(layout::view<const Padded, lp::soa>(soa.view()), aos.view());
     ASSERT_TRUE(check_cuda(cudaDeviceSynchronize(), "soa -> aos"));
     std::vector<Padded> got(n);
     ASSERT_TRUE(check_cuda(cudaMemcpy(got.data(), aos.ptr, aos.bytes, cudaMemcpyDeviceToHost),
@@ -332,8 +332,8 @@ TEST_F(convert_gpu, more_than_2_to_the_31_elements) {
     fill_pattern<<<4096, 256>>>(static_cast<Bytes2*>(aos.ptr), n);
     ASSERT_TRUE(check_cuda(cudaGetLastError(), "fill_pattern"));
 
-    layout::cuda::convert(blocks.view(), layout::view<const Bytes2, lp::aos>(aos.view()));
-    layout::cuda::convert(back.view(), layout::view<const Bytes2, lp::aosoa<32>>(blocks.view()));
+    layout::cuda::copy(layout::view<const Bytes2, lp::aos>(aos.view()), blocks.view());
+    layout::cuda::copy(layout::view<const Bytes2, lp::aosoa<32>>(blocks.view()), back.view());
     count_mismatches<<<4096, 256>>>(layout::view<const Bytes2, lp::aosoa<32>>(blocks.view()), bad);
     count_mismatches<<<4096, 256>>>(layout::view<const Bytes2, lp::aos>(back.view()), bad);
     ASSERT_TRUE(check_cuda(cudaDeviceSynchronize(), "convert and count"));
@@ -403,10 +403,10 @@ void aligned_chain(std::size_t n) {
     device_block<T, lp::aosoa<32>> blocks(n);
     device_block<T, lp::aosoa<3>> threes(n);
     aos.upload(want);
-    layout::cuda::convert(soa.view(), layout::view<const T, lp::aos>(aos.view()));
-    layout::cuda::convert(blocks.view(), layout::view<const T, lp::soa>(soa.view()));
-    layout::cuda::convert(threes.view(), layout::view<const T, lp::aosoa<32>>(blocks.view()));
-    layout::cuda::convert(back.view(), layout::view<const T, lp::aosoa<3>>(threes.view()));
+    layout::cuda::copy(layout::view<const T, lp::aos>(aos.view()), soa.view());
+    layout::cuda::copy(layout::view<const T, lp::soa>(soa.view()), blocks.view());
+    layout::cuda::copy(layout::view<const T, lp::aosoa<32>>(blocks.view()), threes.view());
+    layout::cuda::copy(layout::view<const T, lp::aosoa<3>>(threes.view()), back.view());
     ASSERT_TRUE(check_cuda(cudaDeviceSynchronize(), "the conversions"));
     EXPECT_TRUE(holds(soa, want)) << "soa";
     EXPECT_TRUE(holds(blocks, want)) << "aosoa32";
@@ -488,7 +488,7 @@ void same_layout_overlap(std::size_t n, std::size_t shift) {
         const std::size_t from = forward ? 0 : shift, to = forward ? shift : 0;
         const auto src = sub_view<T, L>(block.ptr, capacity, from, n);
         const auto dst = sub_view<T, L>(block.ptr, capacity, to, n);
-        layout::cuda::convert(dst, layout::view<const T, L>(src));
+        layout::cuda::copy(layout::view<const T, L>(src), dst);
         ASSERT_TRUE(check_cuda(cudaDeviceSynchronize(), "overlapping convert"));
         std::vector<T> want = all; // the model: memmove
         std::copy(all.begin() + long(from), all.begin() + long(from + n), want.begin() + long(to));
@@ -527,9 +527,9 @@ void cross_layout_overlap(std::size_t n) {
         device_block<T, Src> staged(n);
         staged.upload(want);
         const layout::view<T, Src> src(layout::detail::storage<T, Src>::from_block(block, n), n);
-        layout::cuda::convert(src, layout::view<const T, Src>(staged.view())); // no overlap
+        layout::cuda::copy(layout::view<const T, Src>(staged.view()), src); // no overlap
         const layout::view<T, Dst> dst(layout::detail::storage<T, Dst>::from_block(block, n), n);
-        layout::cuda::convert(dst, layout::view<const T, Src>(src));
+        layout::cuda::copy(layout::view<const T, Src>(src), dst);
         ASSERT_TRUE(check_cuda(cudaDeviceSynchronize(), "overlapping convert"));
         EXPECT_TRUE(same_elements(download(dst, block, bytes), want));
     }
@@ -554,7 +554,7 @@ TEST(convert, size_mismatch_throws_length_error) {
     const layout::view<Particle, lp::soa> dst{};
     const layout::view<const Particle, lp::aos> src(nullptr, 3);
     try {
-        layout::cuda::convert(dst, src);
+        layout::cuda::copy(src, dst);
         FAIL() << "no exception";
     } catch (const std::length_error& e) {
         EXPECT_NE(std::string(e.what()).find("size mismatch"), std::string::npos) << e.what();

@@ -3,17 +3,16 @@
 // std::vector<T> model; their errors: size mismatch, overlap, and (bounds checks forced on in
 // this file) out-of-range and repeated indices.
 
-// Bounds checks on whatever the build type: the death tests need them.
+// Bounds checks on whatever the build type: the index tests need them.
 #undef LAYOUT_CHECK_BOUNDS
 #define LAYOUT_CHECK_BOUNDS 1
 
 #include <layout/algorithms.hpp>
 
+#include "expect_throw.hpp"
 #include "test_types.hpp"
 
 #include <gtest/gtest.h>
-
-#include <unistd.h>
 
 #include <algorithm>
 #include <cstddef>
@@ -323,47 +322,54 @@ TEST(gather_scatter_errors, overlap_is_found_through_any_column) {
     EXPECT_NO_THROW(layout::gather(lo, idx, hi));
 }
 
-/// Death tests read stderr; the dying statement also sends its stdout there first (only in the
-/// child that dies), so the check holds wherever layout::detail::fail prints.
-#define LAYOUT_EXPECT_DEATH(statement, regex)                                                   \
-    EXPECT_DEATH(                                                                            \
-        {                                                                                      \
-            std::fflush(stdout);                                                               \
-            ::dup2(STDERR_FILENO, STDOUT_FILENO);                                              \
-            statement;                                                                         \
-        },                                                                                     \
-        regex)
-
-TEST(gather_scatter_death, out_of_range_index_is_reported_with_its_position) {
-    GTEST_FLAG_SET(death_test_style, "threadsafe");
-    layout::soa_vector<Particle> src(10), dst(4);
-    const std::vector<std::uint32_t> bad = {1, 2, 10, 3};
-    LAYOUT_EXPECT_DEATH(layout::gather(src, bad, dst),
-                 "layout: gather index out of range at position 2 \\(index 10, size 10\\)");
-    layout::aosoa<Particle, 4> small(4);
-    LAYOUT_EXPECT_DEATH(layout::scatter(small, bad, src.view()), "scatter index out of range");
-    const std::vector<std::uint32_t> oob = {0, 1, 2, 4};
-    LAYOUT_EXPECT_DEATH(layout::scatter(small, oob, dst), "scatter index out of range at position 3");
-    const std::vector<int> negative = {0, -1, 2, 3};
-    LAYOUT_EXPECT_DEATH(layout::gather(src, negative, dst),
-                 "gather index out of range at position 1 \\(negative\\)");
+// The same exceptions and messages as the device algorithms (tests/cuda/algorithms_test.cu,
+// cuda_gather_scatter_errors), and nothing written before they are thrown.
+TEST(gather_scatter_errors, out_of_range_index_throws_naming_the_first_position) {
+    std::mt19937 g(17);
+    const auto values = random_values<Particle>(g, 10);
+    layout::soa_vector<Particle> src(values.begin(), values.end());
+    layout::aos_vector<Particle> dst(5);
+    const auto before = to_std(dst);
+    const std::vector<std::uint32_t> bad = {1, 2, 10, 3, 11};
+    expect_throw_containing<std::out_of_range>(
+        [&] { layout::gather(src, bad, dst); },
+        "layout::gather: index 10 at position 2 is out of range: the source's size is 10");
+    EXPECT_TRUE(same_values(to_std(dst), before)) << "dst was written";
+    layout::aosoa<Particle, 4> small(5);
+    const std::vector<std::uint32_t> oob = {0, 1, 2, 3, 9};
+    expect_throw_containing<std::out_of_range>(
+        [&] { layout::scatter(small, oob, dst); },
+        "layout::scatter: index 9 at position 4 is out of range: the destination's size is 5");
+    const std::vector<int> negative = {0, -1, 2, 3, 4};
+    expect_throw_containing<std::out_of_range>([&] { layout::gather(src, negative, dst); },
+                                               "index -1 at position 1");
+    const std::vector<std::int8_t> narrow = {0, 1, 12, 3, 4};
+    expect_throw_containing<std::out_of_range>([&] { layout::gather(src, narrow, dst); },
+                                               "index 12 at position 2"); // a number, not a char
+    std::vector<unsigned> keys = {0, 3, 4, 1};
+    expect_throw_containing<std::out_of_range>(
+        [&] { layout::bin_by_key(keys, 4); },
+        "layout::bin_by_key: key 4 at position 2 is out of range: the number of bins is 4");
+    EXPECT_EQ(keys, (std::vector<unsigned>{0, 3, 4, 1})) << "keys were reordered";
 }
 
-TEST(gather_scatter_death, permute_rejects_what_is_not_a_permutation) {
-    GTEST_FLAG_SET(death_test_style, "threadsafe");
+TEST(gather_scatter_errors, permute_rejects_what_is_not_a_permutation) {
     layout::aos_vector<Mixed> src(5), dst(5);
     const std::vector<int> twice = {0, 3, 2, 3, 1};
-    LAYOUT_EXPECT_DEATH(layout::permute(src, twice, dst),
-                 "not a permutation: the index at position 3 appeared before");
-    LAYOUT_EXPECT_DEATH(layout::permute_in_place(dst, twice), "not a permutation");
+    expect_throw_containing<std::invalid_argument>(
+        [&] { layout::permute(src, twice, dst); },
+        "layout::permute: not a permutation: index 3 at position 3 appeared before, at position 1");
+    expect_throw_containing<std::invalid_argument>([&] { layout::permute_in_place(dst, twice); },
+                                                   "layout::permute_in_place: not a permutation");
     const std::vector<int> oob = {0, 1, 2, 3, 5};
-    LAYOUT_EXPECT_DEATH(layout::permute(src, oob, dst), "permute index out of range at position 4");
-}
-
-TEST(gather_scatter_death, bin_key_out_of_range) {
-    GTEST_FLAG_SET(death_test_style, "threadsafe");
-    std::vector<unsigned> keys = {0, 3, 4, 1};
-    LAYOUT_EXPECT_DEATH(layout::bin_by_key(keys, 4), "bin_by_key key out of range at position 2");
+    expect_throw_containing<std::out_of_range>(
+        [&] { layout::permute(src, oob, dst); },
+        "layout::permute: index 5 at position 4 is out of range: the permutation's size is 5");
+    // The first bad position wins, whichever kind it is.
+    const std::vector<int> repeat_then_oob = {1, 1, 7, 3, 4};
+    EXPECT_THROW(layout::permute(src, repeat_then_oob, dst), std::invalid_argument);
+    const std::vector<int> oob_then_repeat = {9, 1, 1, 3, 4};
+    EXPECT_THROW(layout::permute(src, oob_then_repeat, dst), std::out_of_range);
 }
 
 TEST(gather_scatter_errors, index_type_too_narrow_for_the_size) {

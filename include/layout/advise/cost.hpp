@@ -39,8 +39,8 @@ struct gpu_model {
     /// L1/L2 sector: the unit of l1tex__t_sectors_* in ncu.
     std::size_t sector = 32;
     /// DRAM reads sector pairs: reading one 32-byte sector of each 64-byte element (one_field on
-    /// WideParticle, AoS) reads 64 bytes per element from DRAM (ncu dram__bytes_read.sum,
-    /// 2026-11-24). Writes are counted per sector (32 bytes), but a write to part of an atom takes
+    /// WideParticle, AoS) reads 64 bytes per element from DRAM (ncu dram__bytes_read.sum).
+    /// Writes are counted per sector (32 bytes), but a write to part of an atom takes
     /// the DRAM time of the whole atom: that one_field moves 96 counted bytes per element in the
     /// time of 128 (12.2-12.7x SoA, where the 32-byte Particle's 64 counted bytes take 6.3-6.9x).
     std::size_t dram_atom = 64;
@@ -67,7 +67,7 @@ struct gpu_model {
 /// One CPU core, for the line bytes and a rough time; no measurement has checked these.
 struct cpu_model {
     std::size_t line = 64;
-    double dram_bytes_per_s = 19.3e9; ///< std::copy on one core of the H100 host (2026-11-22)
+    double dram_bytes_per_s = 19.3e9; ///< std::copy on one core of the H100 host
     std::size_t simd_bytes = 16;      ///< SSE2: the host builds have no -march=native
     double mem_ops_per_s = 2 * 3.0e9; ///< two loads or stores per cycle at about 3 GHz
 };

@@ -11,8 +11,8 @@
 #pragma once
 
 #include "../config.hpp"
-#include "../detail/algorithm_arguments.hpp"
-#include "../detail/algorithm_checks.hpp"
+#include "detail/algorithm_arguments.hpp"
+#include "detail/algorithm_checks.hpp"
 #include "../execution.hpp"
 #include "permute.hpp"
 
@@ -42,7 +42,8 @@ bins<Index> bin_permutation(std::span<K> k, std::size_t num_bins) {
     const std::size_t n = k.size();
     check_index_type<Index>("layout::bin_by_key", n);
     check_bin_count("layout::bin_by_key", num_bins, std::vector<Index>().max_size());
-    validate_indices("bin_by_key key", std::span<const K>(k), num_bins);
+    validate_indices("layout::bin_by_key", "key", std::span<const K>(k), num_bins,
+                     "the number of bins is");
 
     bins<Index> result{std::vector<Index>(n), std::vector<Index>(num_bins + 1, Index{0})};
     auto& offsets = result.offsets;
@@ -66,8 +67,8 @@ void write_binned_keys(std::span<K> k, const std::vector<Index>& offsets) noexce
 } // namespace detail
 
 /// Groups elements by an integer key in [0, num_bins) (a counting sort: stable, O(n + bins)).
-/// keys are sorted in place. An out-of-range key stops the program when LAYOUT_CHECK_BOUNDS is
-/// on and is undefined behaviour otherwise. num_bins so large that num_bins + 1 offsets cannot
+/// keys are sorted in place. An out-of-range key throws std::out_of_range when LAYOUT_CHECK_BOUNDS
+/// is on and is undefined behaviour otherwise. num_bins so large that num_bins + 1 offsets cannot
 /// be held (SIZE_MAX) throws std::length_error; a failed allocation leaves the keys unchanged.
 ///
 ///     std::vector<unsigned> cell = {2, 0, 2, 1};

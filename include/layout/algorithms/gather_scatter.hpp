@@ -12,8 +12,8 @@
 #include "../config.hpp"
 #include "../copy.hpp"
 #include "../execution.hpp"
-#include "../detail/algorithm_arguments.hpp"
-#include "../detail/algorithm_checks.hpp"
+#include "detail/algorithm_arguments.hpp"
+#include "detail/algorithm_checks.hpp"
 #include "../policies.hpp"
 #include "../reflect.hpp"
 #include "../view.hpp"
@@ -121,7 +121,7 @@ void scatter_on_host(const view<T, DL>& dst, const view<const T, SL>& src,
 ///     layout::gather(src, std::vector<int>{3, 3, 0}, dst);   // dst = {d, d, a}
 ///
 /// Throws std::length_error if dst.size() != indices.size(), std::invalid_argument if src and
-/// dst overlap. An index >= src.size() stops the program when LAYOUT_CHECK_BOUNDS is on.
+/// dst overlap. With LAYOUT_CHECK_BOUNDS, an index >= src.size() throws std::out_of_range.
 /// On this thread (exec::serial) or all cores (exec::parallel, the default): the same result.
 template <class Policy, detail::viewable Src, detail::index_range Indices, detail::viewable Dst>
     requires exec::is_policy_v<Policy>
@@ -132,7 +132,7 @@ void gather(const Policy& policy, Src&& src, Indices&& indices, Dst&& dst) {
     const auto idx = detail::index_span(indices);
     const auto [s, d] = detail::check_indexed_move("layout::gather", src, dst, idx.size(),
                                                    detail::per_index::destination);
-    detail::validate_indices("gather index", idx, s.size());
+    detail::validate_indices("layout::gather", "index", idx, s.size(), "the source's size is");
     detail::gather_on_host(d, s, idx, policy);
 }
 template <detail::viewable Src, detail::index_range Indices, detail::viewable Dst>
@@ -148,7 +148,7 @@ void gather(Src&& src, Indices&& indices, Dst&& dst) {
 /// Elements of dst that no index names are left as they were. With repeated indices the last
 /// write wins: dst[j] is the whole element src[i] for the largest i with indices[i] == j.
 /// Throws std::length_error if src.size() != indices.size(), std::invalid_argument if src and
-/// dst overlap. An index >= dst.size() stops the program when LAYOUT_CHECK_BOUNDS is on.
+/// dst overlap. With LAYOUT_CHECK_BOUNDS, an index >= dst.size() throws std::out_of_range.
 /// On this thread (exec::serial) or all cores (exec::parallel, the default; threads only when
 /// the indices are distinct, checked with dst.size() bytes of scratch): the same result.
 template <class Policy, detail::viewable Src, detail::index_range Indices, detail::viewable Dst>
@@ -160,7 +160,8 @@ void scatter(const Policy& policy, Src&& src, Indices&& indices, Dst&& dst) {
     const auto idx = detail::index_span(indices);
     const auto [s, d] = detail::check_indexed_move("layout::scatter", src, dst, idx.size(),
                                                    detail::per_index::source);
-    detail::validate_indices("scatter index", idx, d.size());
+    detail::validate_indices("layout::scatter", "index", idx, d.size(),
+                             "the destination's size is");
     detail::scatter_on_host(d, s, idx, policy);
 }
 template <detail::viewable Src, detail::index_range Indices, detail::viewable Dst>

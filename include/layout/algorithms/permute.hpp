@@ -11,8 +11,8 @@
 
 #include "../config.hpp"
 #include "../copy.hpp"
-#include "../detail/algorithm_arguments.hpp"
-#include "../detail/algorithm_checks.hpp"
+#include "detail/algorithm_arguments.hpp"
+#include "detail/algorithm_checks.hpp"
 #include "../execution.hpp"
 #include "../memory.hpp"
 #include "../vector.hpp"
@@ -45,7 +45,8 @@ void permute_in_place_on_host(const view<T, L>& v, std::span<const I> perm,
 // ---- permute ----------------------------------------------------------------------------------
 
 /// dst[i] = src[perm[i]], where perm is a permutation of [0, n): gather with equal sizes. With
-/// LAYOUT_CHECK_BOUNDS, an index out of range or repeated stops the program.
+/// LAYOUT_CHECK_BOUNDS, an index out of range throws std::out_of_range, a repeated one
+/// std::invalid_argument.
 template <class Policy, detail::viewable Src, detail::index_range Perm, detail::viewable Dst>
     requires exec::is_policy_v<Policy>
 void permute(const Policy& policy, Src&& src, Perm&& perm, Dst&& dst) {
@@ -55,7 +56,7 @@ void permute(const Policy& policy, Src&& src, Perm&& perm, Dst&& dst) {
         detail::throw_size_mismatch("layout::permute", p.size(), "indices", n, "the source");
     if (p.size() != m)
         detail::throw_size_mismatch("layout::permute", p.size(), "indices", m, "the destination");
-    detail::validate_permutation("permute index", p);
+    detail::validate_permutation("layout::permute", p);
     gather(policy, src, p, dst);
 }
 template <detail::viewable Src, detail::index_range Perm, detail::viewable Dst>
@@ -78,7 +79,7 @@ void permute_in_place(const Policy& policy, X&& x, Perm&& perm) {
     if (p.size() != v.size())
         detail::throw_size_mismatch("layout::permute_in_place", p.size(), "indices", v.size(),
                                     "the view");
-    detail::validate_permutation("permute_in_place index", p);
+    detail::validate_permutation("layout::permute_in_place", p);
     detail::permute_in_place_on_host(v, p, policy);
 }
 template <detail::viewable X, detail::index_range Perm>

@@ -9,8 +9,8 @@
 #pragma once
 
 #include "../config.hpp"
-#include "../detail/algorithm_arguments.hpp"
-#include "../detail/algorithm_checks.hpp"
+#include "detail/algorithm_arguments.hpp"
+#include "detail/algorithm_checks.hpp"
 #include "../execution.hpp"
 #include "permute.hpp"
 

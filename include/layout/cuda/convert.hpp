@@ -1,8 +1,8 @@
 /// \file cuda/convert.hpp
-/// Layout conversion on the GPU, with coalesced reads and writes on both sides.
+/// Layout conversion on the GPU, with coalesced reads and writes on both sides: the engine of
+/// layout::cuda::copy and of layout::transfer between memory the GPU reaches (users call those).
 ///
-///     layout::cuda::convert(soa_view, aos_view);            // dst, src; any two layouts of one T
-///     layout::cuda::convert(aosoa_view, soa_view, stream);  // asynchronous, like a kernel launch
+///     detail::convert_views(aos_view, soa_view, stream);  // src, dst; any two layouts of one T
 ///
 /// Both views must be in memory the GPU can reach. They may overlap (two ranges of one
 /// container, a view of the other's block), as with std::memmove: the result is the old src.
@@ -19,8 +19,8 @@
 ///     SoA/AoSoA <-> SoA/AoSoA   one thread per element, leaf by leaf: already coalesced
 ///
 /// The tile kernel's shared-memory layout and bank model are in cuda/detail/tile_shape.hpp, the
-/// kernels in cuda/detail/tile_kernels.hpp; this header holds the dispatch above, the element
-/// kernel and layout::cuda::convert.
+/// kernels in cuda/detail/tile_kernels.hpp; this header holds the dispatch above and the element
+/// kernel.
 #pragma once
 
 #if !defined(__CUDACC__)
@@ -33,6 +33,7 @@
 #include "../reflect.hpp"
 #include "../scratch.hpp"
 #include "../view.hpp"
+#include "detail/launch.hpp"
 #include "detail/tile_kernels.hpp"
 #include "detail/tile_shape.hpp"
 #include "error.hpp"
@@ -40,10 +41,7 @@
 
 #include <cuda_runtime.h>
 
-#include <climits>
 #include <cstddef>
-#include <stdexcept>
-#include <string>
 #include <type_traits>
 #include <utility>
 
@@ -69,53 +67,40 @@ __global__ void convert_elements_kernel(layout::view<T, Dst> dst, layout::view<c
     }
 }
 
-inline unsigned convert_grid(std::size_t work_items) {
-    const std::size_t blocks = work_items < std::size_t(INT_MAX) ? work_items : INT_MAX;
-    return static_cast<unsigned>(blocks);
-}
-
 template <class T, class Dst, class Src>
 void convert_elements(layout::view<T, Dst> dst, layout::view<const T, Src> src, std::size_t first,
                       std::size_t last, cudaStream_t stream) {
     if (first >= last) return;
-    const unsigned grid = convert_grid((last - first + convert_threads - 1) / convert_threads);
+    const unsigned grid = strided_grid_size((last - first + convert_threads - 1) / convert_threads);
     convert_elements_kernel<<<grid, convert_threads, 0, stream>>>(dst, src, first, last);
-    check_launch("layout::cuda::convert (element kernel)");
+    check_launch("layout::cuda::copy (element kernel)");
 }
 
 inline void copy_async(void* dst, const void* src, std::size_t bytes, cudaStream_t stream) {
     if (bytes)
         check(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDefault, stream),
-              "cudaMemcpyAsync in layout::cuda::convert");
+              "cudaMemcpyAsync in layout::cuda::copy");
 }
 
-} // namespace detail
-
 /// Converts the n = src.size() elements of src into dst, on the GPU, asynchronously on stream.
-/// Throws std::length_error if the sizes differ, layout::cuda::error if a launch or copy fails.
-///
-///     layout::cuda::convert(soa.view(), layout::view<const P, policy::aos>(aos_ptr, n));
-///     // then soa.view().column<&P::x>()[i] == aos_ptr[i].x for every i
-template <class T, class DstLayout, class SrcLayout>
-void convert(layout::view<T, DstLayout> dst, layout::view<const T, SrcLayout> src,
-             cudaStream_t stream = 0) {
-    static_assert(!std::is_const_v<T>, "layout: cuda::convert writes dst: pass a mutable view");
-    if (dst.size() != src.size())
-        throw std::length_error("layout::cuda::convert: size mismatch (dst has " +
-                                std::to_string(dst.size()) + " elements, src " +
-                                std::to_string(src.size()) + ")");
+/// The caller (layout::cuda::copy, layout::transfer) has checked the sizes; throws
+/// layout::cuda::error if a launch or copy fails.
+template <class T, class SrcLayout, class DstLayout>
+void convert_views(layout::view<const T, SrcLayout> src, layout::view<T, DstLayout> dst,
+                   cudaStream_t stream) {
+    static_assert(!std::is_const_v<T>, "layout: cuda::copy writes dst: pass a mutable view");
     const std::size_t n = src.size();
     if (n == 0) return;
     if (layout::detail::views_overlap(dst, src)) {
         // Neither copy below overlaps: the scratch block is fresh.
         const layout::scratch<T, SrcLayout> scratch(n, device_memory::default_resource(), stream);
         const layout::view<T, SrcLayout> copy = scratch.view();
-        convert(copy, src, stream);
-        convert(dst, layout::view<const T, SrcLayout>(copy), stream);
+        convert_views(src, copy, stream);
+        convert_views(layout::view<const T, SrcLayout>(copy), dst, stream);
         return;
     }
 
-    using shape = detail::tile_shape<T>;
+    using shape = tile_shape<T>;
     constexpr bool same = std::is_same_v<DstLayout, SrcLayout>;
     // The tile kernel serves a side that is an array of whole T's (AoS), whatever the other.
     constexpr bool from_aos = layout::detail::packed_elements_v<T, SrcLayout>;
@@ -129,31 +114,28 @@ void convert(layout::view<T, DstLayout> dst, layout::view<const T, SrcLayout> sr
         const std::size_t whole = n / map::rounded_capacity(1) * map::rounded_capacity(1);
         SrcLayout::template runs<T>(
             whole,
-            [&](std::size_t bytes, void* d, const void* s) { detail::copy_async(d, s, bytes, stream); },
+            [&](std::size_t bytes, void* d, const void* s) { copy_async(d, s, bytes, stream); },
             dst.storage(), src.storage());
-        if constexpr (map::rounded_capacity(1) > 1)
-            detail::convert_elements(dst, src, whole, n, stream);
+        if constexpr (map::rounded_capacity(1) > 1) convert_elements(dst, src, whole, n, stream);
     } else if constexpr ((from_aos || to_aos) && shape::usable) {
         const std::size_t chunks = (n + shape::chunk - 1) / shape::chunk;
-        const unsigned grid = detail::convert_grid(chunks);
+        const unsigned grid = strided_grid_size(chunks);
         // The piece size is a template parameter rather than a branch in the kernel, so that
         // each instance holds one path.
         auto launch = [&]<int Unit>(std::integral_constant<int, Unit>) {
             if constexpr (from_aos)
-                detail::convert_from_aos_kernel<T, DstLayout, Unit>
-                    <<<grid, detail::convert_threads, 0, stream>>>(
-                        dst, reinterpret_cast<const std::byte*>(src.storage().data), chunks);
+                convert_from_aos_kernel<T, DstLayout, Unit><<<grid, convert_threads, 0, stream>>>(
+                    dst, reinterpret_cast<const std::byte*>(src.storage().data), chunks);
             else
-                detail::convert_to_aos_kernel<T, SrcLayout, Unit>
-                    <<<grid, detail::convert_threads, 0, stream>>>(
-                        reinterpret_cast<std::byte*>(dst.storage().data), src, chunks);
+                convert_to_aos_kernel<T, SrcLayout, Unit><<<grid, convert_threads, 0, stream>>>(
+                    reinterpret_cast<std::byte*>(dst.storage().data), src, chunks);
         };
         const void* aos = nullptr;
         if constexpr (from_aos)
             aos = src.storage().data;
         else
             aos = dst.storage().data;
-        switch (detail::unit_for(aos)) {
+        switch (unit_for(aos)) {
         case 16:
             launch(std::integral_constant<int, 16>{});
             break;
@@ -164,21 +146,11 @@ void convert(layout::view<T, DstLayout> dst, layout::view<const T, SrcLayout> sr
             launch(std::integral_constant<int, 1>{});
             break;
         }
-        check_launch("layout::cuda::convert (tile kernel)");
+        check_launch("layout::cuda::copy (tile kernel)");
     } else {
-        detail::convert_elements(dst, src, 0, n, stream);
+        convert_elements(dst, src, 0, n, stream);
     }
 }
 
-// clang-format 14 would join the declaration to the line of the requires-clause.
-// clang-format off
-/// The same from a mutable source view.
-template <class T, class DstLayout, class SrcLayout>
-    requires(!std::is_const_v<T>)
-void convert(layout::view<T, DstLayout> dst, layout::view<T, SrcLayout> src,
-             cudaStream_t stream = 0) {
-    convert(dst, layout::view<const T, SrcLayout>(src), stream);
-}
-// clang-format on
-
+} // namespace detail
 } // namespace layout::cuda

@@ -44,7 +44,7 @@ template <class T, class SrcLayout, class DstLayout>
 void copy(const layout::view<const T, SrcLayout>& src, const layout::view<T, DstLayout>& dst,
           stream_ref stream = {}) {
     if (src.size() != dst.size())
-        layout::detail::throw_size_mismatch("layout::cuda::copy", src.size(), dst.size());
+        layout::detail::throw_copy_size_mismatch("layout::cuda::copy", src.size(), dst.size());
     const bool src_on_gpu = detail::device_reachable_view(src);
     const bool dst_on_gpu = detail::device_reachable_view(dst);
     if (src_on_gpu && dst_on_gpu)

@@ -31,13 +31,13 @@
 #include "../config.hpp"
 #include "../policies.hpp"
 #include "../view.hpp"
+#include "detail/launch.hpp"
 #include "error.hpp"
 
 #include <cuda_runtime.h>
 
 #include <cstddef>
 #include <cstdint>
-#include <stdexcept>
 #include <type_traits>
 #include <utility>
 
@@ -48,11 +48,9 @@ inline constexpr std::size_t per_thread_auto = 0;
 
 /// Elements per thread that for_each_index<per_thread_auto> gives a kernel, per layout. SoA:
 /// enough consecutive elements for one 16-byte access to the widest column (4 for float
-/// columns, 2 for double). AoS and AoSoA: one. Measured on an H100 (bench/per_thread_gpu,
-/// bench/results/h100-2026-11-24): SoA one_field 1.21x faster with 4 than with 1, drift 1.04x;
-/// AoS drift 1.29x faster with 2, but one_field and most_fields 2% slower; AoSoA gains nothing.
-/// Not the default count: the MD force kernel under SoA (32,000 atoms, a neighbour loop per
-/// element) ran 1.7x slower with 2 per thread, half the threads leaving SMs idle.
+/// columns, 2 for double). AoS and AoSoA: one, because they gain nothing from more. Not the
+/// default count: a kernel with few elements and much work each leaves SMs idle with fewer
+/// threads (bench/per_thread_gpu; the measurements are in bench/results/h100-2026-11-24).
 template <class T, class Layout>
 inline constexpr std::size_t default_per_thread = [] {
     if constexpr (layout::detail::contiguous_columns_v<view<T, Layout>>) {
@@ -86,7 +84,7 @@ __global__ void for_each_index_kernel(F f, std::size_t n, Pointee* LAYOUT_RESTRI
 /// its elements, which the compiler is told: the accesses to a column merge into one vector
 /// access), or blockDim.x apart (otherwise: a warp still reads one element after the other,
 /// coalesced; consecutive elements per thread would spread a warp's accesses PerThread times
-/// wider, which made an AoS drift 1.8x slower with four per thread).
+/// wider).
 LAYOUT_EXEC_CHECK_DISABLE
 template <class T, class Layout, std::size_t PerThread, bool Consecutive, class F,
           class... Pointee>
@@ -141,10 +139,7 @@ inline bool fills_device(std::size_t n, std::size_t per_thread) {
 template <std::size_t PerThread, class T, class Layout, class F>
 void launch_for_each(const view<T, Layout>& v, const F& f, cudaStream_t stream, unsigned block) {
     const std::size_t threads = (v.size() + PerThread - 1) / PerThread;
-    const std::size_t blocks = (threads + block - 1) / block;
-    if (blocks > 0x7fffffffu)
-        throw std::length_error("layout::cuda::for_each_index: too many elements for one grid");
-    const dim3 grid(static_cast<unsigned>(blocks));
+    const unsigned grid = grid_size(threads, block, "layout::cuda::for_each_index");
     v.storage().split([&]<class... Pointee>(Pointee*... pointers) {
         if constexpr (PerThread == 1) {
             for_each_index_kernel<T, Layout><<<grid, block, 0, stream>>>(f, v.size(), pointers...);
@@ -169,7 +164,7 @@ void launch_for_each(const view<T, Layout>& v, const F& f, cudaStream_t stream, 
 /// still fills the device, else 1), `block` threads per block.
 template <std::size_t PerThread = 1, class T, class Layout, class F>
 void for_each_index(const view<T, Layout>& v, const F& f, cudaStream_t stream = 0,
-                    unsigned block = 256) {
+                    unsigned block = detail::block_size) {
     static_assert(PerThread == per_thread_auto || PerThread == 1 || PerThread == 2 ||
                       PerThread == 4 || PerThread == 8,
                   "layout: for_each_index<PerThread>: PerThread is 1, 2, 4 or 8 (or per_thread_auto)");

@@ -85,19 +85,19 @@ struct transfer<DstMemory, SrcMemory> {
         constexpr bool same = std::is_same_v<DstLayout, SrcLayout>;
         const resource_ref device = cuda::device_memory::default_resource();
         if constexpr (SrcMemory::device_accessible && DstMemory::device_accessible) {
-            cuda::convert(dst, src, s);
+            cuda::detail::convert_views(src, dst, s);
         } else if constexpr (same) {
             cuda::detail::copy_runs(src, dst, s);
         } else if constexpr (!SrcMemory::device_accessible) {
             // Pageable host source: its runs to a device block in its own layout, then converted.
             const scratch<T, SrcLayout> staged(src.size(), device, stream);
             cuda::detail::copy_runs(src, staged.view(), s);
-            cuda::convert(dst, view<const T, SrcLayout>(staged.view()), s);
+            cuda::detail::convert_views(view<const T, SrcLayout>(staged.view()), dst, s);
         } else {
             // Pageable host destination: converted into a device block in its layout, then copied.
             const scratch<T, DstLayout> staged(dst.size(), device, stream);
             cuda::detail::zero_padding(staged.view(), s);
-            cuda::convert(staged.view(), src, s);
+            cuda::detail::convert_views(src, staged.view(), s);
             cuda::detail::copy_runs(view<const T, DstLayout>(staged.view()), dst, s);
         }
         if constexpr (DstMemory::host_accessible)

@@ -18,7 +18,7 @@
 /// it, the others throw layout::mpi::error naming it, and nothing has changed.
 #pragma once
 
-#include "../detail/algorithm_arguments.hpp"
+#include "../algorithms/detail/algorithm_arguments.hpp"
 #include "../vector.hpp"
 #include "../view.hpp"
 #include "detail/exchange.hpp"

@@ -29,7 +29,7 @@
 /// went (see finish).
 #pragma once
 
-#include "../detail/algorithm_arguments.hpp"
+#include "../algorithms/detail/algorithm_arguments.hpp"
 #include "../vector.hpp"
 #include "../view.hpp"
 #include "detail/exchange.hpp"

@@ -21,8 +21,8 @@
 
 #include "../../algorithms/gather_scatter.hpp"
 #include "../../config.hpp"
-#include "../../detail/algorithm_arguments.hpp"
-#include "../../detail/algorithm_checks.hpp"
+#include "../../algorithms/detail/algorithm_arguments.hpp"
+#include "../../algorithms/detail/algorithm_checks.hpp"
 #include "../../policies.hpp"
 #include "../../reflect.hpp"
 #include "../../view.hpp"

@@ -16,8 +16,8 @@
 
 #include "../../config.hpp"
 #include "../../copy.hpp"
-#include "../../detail/algorithm_arguments.hpp"
-#include "../../detail/algorithm_checks.hpp"
+#include "../../algorithms/detail/algorithm_arguments.hpp"
+#include "../../algorithms/detail/algorithm_checks.hpp"
 #include "../../policies.hpp"
 #include "../../scratch.hpp"
 #include "../../view.hpp"

@@ -13,8 +13,8 @@
 #endif
 
 #include "../../config.hpp"
-#include "../../detail/algorithm_arguments.hpp"
-#include "../../detail/algorithm_checks.hpp"
+#include "../../algorithms/detail/algorithm_arguments.hpp"
+#include "../../algorithms/detail/algorithm_checks.hpp"
 #include "../../policies.hpp"
 #include "../../vector.hpp"
 #include "../detail/algorithm_checks.hpp"

@@ -14,8 +14,8 @@
 #endif
 
 #include "../../config.hpp"
-#include "../../detail/algorithm_arguments.hpp"
-#include "../../detail/algorithm_checks.hpp"
+#include "../../algorithms/detail/algorithm_arguments.hpp"
+#include "../../algorithms/detail/algorithm_checks.hpp"
 #include "../../policies.hpp"
 #include "../error.hpp"
 #include "launch.hpp"
@@ -140,14 +140,6 @@ E read_one(const E* p, cudaStream_t stream) {
     return value;
 }
 
-template <class I>
-std::string index_text(I value) {
-    if constexpr (sizeof(I) == 1)
-        return std::to_string(static_cast<int>(value));
-    else
-        return std::to_string(value);
-}
-
 /// Throws std::out_of_range naming the first index (or key) not below bound:
 /// "<function>: index 12 at position 3 is out of range: the source's size is 10".
 template <class I>
@@ -165,9 +157,8 @@ void validate_indices(const char* function, const char* noun, const I* indices, 
     const unsigned long long at = read_one(first.get(), stream);
     if (at == ~0ull) return;
     const I value = read_one(indices + at, stream);
-    throw std::out_of_range(std::string(function) + ": " + noun + " " + index_text(value) +
-                            " at position " + std::to_string(at) +
-                            " is out of range: " + bound_what + " " + std::to_string(bound));
+    layout::detail::throw_out_of_range(function, noun, layout::detail::index_text(value), at,
+                                       bound_what, bound);
 #else
     (void)function, (void)noun, (void)indices, (void)n, (void)bound, (void)bound_what, (void)stream;
 #endif
@@ -193,15 +184,11 @@ void validate_permutation(const char* function, const I* perm, std::size_t n, cu
     if (at == ~0ull) return;
     const I value = read_one(perm + at, stream);
     if (!layout::detail::index_in_range(value, n))
-        throw std::out_of_range(std::string(function) + ": index " + index_text(value) +
-                                " at position " + std::to_string(at) +
-                                " is out of range: the permutation has " + std::to_string(n) +
-                                " elements");
+        layout::detail::throw_out_of_range(function, "index", layout::detail::index_text(value), at,
+                                           "the permutation's size is", n);
     const unsigned long long before =
         read_one(first_at.get() + static_cast<std::size_t>(value), stream);
-    throw std::invalid_argument(std::string(function) + ": not a permutation: index " +
-                                index_text(value) + " at position " + std::to_string(at) +
-                                " appeared before, at position " + std::to_string(before));
+    layout::detail::throw_repeated_index(function, layout::detail::index_text(value), at, before);
 #else
     (void)function, (void)perm, (void)n, (void)stream;
 #endif

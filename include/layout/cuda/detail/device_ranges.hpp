@@ -12,7 +12,7 @@
 #endif
 
 #include "../../config.hpp"
-#include "../../detail/algorithm_arguments.hpp"
+#include "../../algorithms/detail/algorithm_arguments.hpp"
 #include "../../policies.hpp"
 #include "../../vector.hpp"
 #include "../../view.hpp"

@@ -1,6 +1,6 @@
 /// \file cuda/detail/launch.hpp
-/// What the device algorithms' launches share: the block size, the grid for one thread per
-/// element, and stream-ordered temporaries.
+/// The geometry of every launch in the library (the block size, the grid for one thread per
+/// element or for a grid-stride loop) and the device algorithms' stream-ordered temporaries.
 ///
 ///     stream_buffer<unsigned long long> flag(1, stream);   // cudaMallocAsync, cudaFreeAsync
 ///     kernel<<<grid_size(n, block_size, function), block_size, 0, stream>>>(..., flag.get());
@@ -21,15 +21,25 @@
 
 namespace layout::cuda::detail {
 
-/// Blocks of `block` threads for n threads, one per element.
+/// Threads a block in every kernel of the library (the tile kernels' chunk is sized to it).
+inline constexpr unsigned block_size = 256;
+
+/// The most blocks a grid holds in x (2^31 - 1).
+inline constexpr std::size_t max_grid_blocks = 0x7fffffff;
+
+/// Blocks of `block` threads for n threads, one per element; std::length_error past one grid.
 inline unsigned grid_size(std::size_t n, unsigned block, const char* function) {
     const std::size_t blocks = (n + block - 1) / block;
-    if (blocks > 0x7fffffffu)
+    if (blocks > max_grid_blocks)
         throw std::length_error(std::string(function) + ": too many elements for one grid");
     return static_cast<unsigned>(blocks);
 }
 
-inline constexpr unsigned block_size = 256;
+/// Blocks for `blocks` blocks of work done by a kernel that loops with a grid stride: capped at
+/// one grid, the loop covers the rest.
+inline unsigned strided_grid_size(std::size_t blocks) {
+    return static_cast<unsigned>(blocks < max_grid_blocks ? blocks : max_grid_blocks);
+}
 
 /// Device memory for a temporary, allocated and freed in stream order.
 template <class E>

@@ -1,8 +1,8 @@
 /// \file cuda/detail/tile_kernels.hpp
-/// The tile kernels of layout::cuda::convert, AoS <-> SoA/AoSoA: a block stages a chunk of the
-/// AoS side through shared memory as raw bytes (16-byte coalesced accesses where the AoS pointer
-/// allows), and one thread per element moves its leaves to or from the other side. The tile's
-/// shape and padding are tile_shape's (<layout/cuda/detail/tile_shape.hpp>).
+/// The tile kernels of layout::cuda::copy (cuda/convert.hpp), AoS <-> SoA/AoSoA: a block stages a
+/// chunk of the AoS side through shared memory as raw bytes (16-byte coalesced accesses where the
+/// AoS pointer allows), and one thread per element moves its leaves to or from the other side. The
+/// tile's shape and padding are tile_shape's (<layout/cuda/detail/tile_shape.hpp>).
 ///
 ///     convert_from_aos_kernel<T, policy::soa, 16><<<grid, convert_threads, 0, stream>>>(
 ///         soa_view, aos_bytes, chunks);   // dst, src

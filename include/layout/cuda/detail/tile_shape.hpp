@@ -1,6 +1,6 @@
 /// \file cuda/detail/tile_shape.hpp
-/// How the tile kernels of layout::cuda::convert stage a chunk of an AoS array in shared memory,
-/// decided at compile time per T: elements per tile, the padding, the tile's size.
+/// How the tile kernels of layout::cuda::copy (cuda/convert.hpp) stage a chunk of an AoS array in
+/// shared memory, decided at compile time per T: elements per tile, the padding, the tile's size.
 ///
 ///     tile_shape<Particle>::chunk   // 256 elements of 32 bytes: an 8 KiB tile
 ///     tile_shape<Particle>::pad     // 4: one word of padding every 128 bytes
@@ -18,6 +18,7 @@
 
 #include "../../config.hpp"
 #include "../../reflect.hpp"
+#include "launch.hpp"
 
 #include <cstddef>
 
@@ -25,7 +26,7 @@ namespace layout::cuda::detail {
 
 using layout::detail::leaf_table;
 
-inline constexpr int convert_threads = 256;
+inline constexpr int convert_threads = static_cast<int>(block_size);
 
 /// Byte b of a staged tile lives at tile + padded<Pad>(b): Pad bytes after every 128.
 template <int Pad>

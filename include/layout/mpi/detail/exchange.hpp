@@ -14,7 +14,7 @@
 #pragma once
 
 #include "../../algorithms/gather_scatter.hpp"
-#include "../../detail/algorithm_arguments.hpp"
+#include "../../algorithms/detail/algorithm_arguments.hpp"
 #include "../../memory.hpp"
 #include "../../policies.hpp"
 #include "../../view.hpp"

@@ -1,4 +1,4 @@
-/// \file detail/algorithm_arguments.hpp
+/// \file algorithms/detail/algorithm_arguments.hpp
 /// What the algorithms accept, host and device alike: views and layout::vector containers (a
 /// container stands for its view()), contiguous ranges of integer indices and of writable keys,
 /// and the compile-time checks that a source and a destination agree.
@@ -8,9 +8,9 @@
 ///     layout::detail::key_span(keys)                // std::span<K>, keys sorted in place
 #pragma once
 
-#include "../config.hpp"
-#include "../vector.hpp"
-#include "../view.hpp"
+#include "../../config.hpp"
+#include "../../vector.hpp"
+#include "../../view.hpp"
 
 #include <concepts>
 #include <ranges>

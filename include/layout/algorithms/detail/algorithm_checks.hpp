@@ -1,24 +1,23 @@
-/// \file detail/algorithm_checks.hpp
+/// \file algorithms/detail/algorithm_checks.hpp
 /// The run-time argument checks of the algorithms, host and device alike: sizes, overlapping
 /// views, indices in range (with LAYOUT_CHECK_BOUNDS), an Index type wide enough, and the one
 /// helper that gather, scatter and permute share, check_indexed_move.
 ///
 ///     "layout::gather: size mismatch: 5 indices but the destination has 4 elements"
 ///     "layout::scatter: source and destination overlap; they must be distinct memory ..."
-///     "layout: gather index out of range at position 3 (index 12, size 10)"
+///     "layout::gather: index 12 at position 3 is out of range: the source's size is 10"
 #pragma once
 
-#include "../config.hpp"
-#include "../copy.hpp"
-#include "../policies.hpp"
-#include "../reflect.hpp"
-#include "../view.hpp"
+#include "../../config.hpp"
+#include "../../copy.hpp"
+#include "../../policies.hpp"
+#include "../../reflect.hpp"
+#include "../../view.hpp"
 #include "algorithm_arguments.hpp"
 
 #include <array>
 #include <cstddef>
 #include <cstdint>
-#include <cstdio>
 #include <limits>
 #include <span>
 #include <stdexcept>
@@ -27,15 +26,6 @@
 #include <vector>
 
 namespace layout::detail {
-
-/// "layout::gather: size mismatch: 5 indices but the destination has 4 elements".
-[[noreturn]] inline void throw_size_mismatch(const char* function, std::size_t expected,
-                                             const char* expected_what, std::size_t actual,
-                                             const char* actual_what) {
-    throw std::length_error(std::string(function) + ": size mismatch: " + std::to_string(expected) +
-                            " " + expected_what + " but " + actual_what + " has " +
-                            std::to_string(actual) + " elements");
-}
 
 /// index < size, for signed and unsigned index types alike (negative is out of range).
 template <class I>
@@ -95,44 +85,67 @@ inline void check_bin_count(const char* function, std::size_t num_bins, std::siz
                                 std::to_string(max_offsets) + ")");
 }
 
-/// With LAYOUT_CHECK_BOUNDS: stops at the first index not below size, naming its position.
+/// An index as a message shows it: 1-byte integers as numbers, not characters.
 template <class I>
-void validate_indices(const char* what, std::span<const I> indices, std::size_t size) {
+std::string index_text(I value) {
+    if constexpr (sizeof(I) == 1)
+        return std::to_string(static_cast<int>(value));
+    else
+        return std::to_string(value);
+}
+
+/// "layout::gather: index 12 at position 3 is out of range: the source's size is 10".
+[[noreturn]] inline void throw_out_of_range(const char* function, const char* noun,
+                                            const std::string& value, std::size_t position,
+                                            const char* bound_what, std::size_t bound) {
+    throw std::out_of_range(std::string(function) + ": " + noun + " " + value + " at position " +
+                            std::to_string(position) + " is out of range: " + bound_what + " " +
+                            std::to_string(bound));
+}
+
+/// "layout::permute: not a permutation: index 4 at position 2 appeared before, at position 0".
+[[noreturn]] inline void throw_repeated_index(const char* function, const std::string& value,
+                                              std::size_t position, std::size_t before) {
+    throw std::invalid_argument(std::string(function) + ": not a permutation: index " + value +
+                                " at position " + std::to_string(position) +
+                                " appeared before, at position " + std::to_string(before));
+}
+
+/// With LAYOUT_CHECK_BOUNDS: throws std::out_of_range naming the first index (or key) not
+/// below bound. Host and device algorithms check under the same switch, because the device
+/// check costs a kernel and a synchronizing read-back that a release build must not pay.
+template <class I>
+void validate_indices(const char* function, const char* noun, std::span<const I> indices,
+                      std::size_t bound, const char* bound_what) {
 #if LAYOUT_CHECK_BOUNDS
     for (std::size_t i = 0; i < indices.size(); ++i)
-        if (!index_in_range(indices[i], size)) {
-            bool negative = false;
-            if constexpr (std::is_signed_v<I>) negative = indices[i] < 0;
-            char message[128];
-            std::snprintf(message, sizeof message, "%s out of range at position %zu%s", what, i,
-                          negative ? " (negative)" : "");
-            fail(message, static_cast<unsigned long long>(indices[i]), size);
-        }
+        if (!index_in_range(indices[i], bound))
+            throw_out_of_range(function, noun, index_text(indices[i]), i, bound_what, bound);
 #else
-    (void)what, (void)indices, (void)size;
+    (void)function, (void)noun, (void)indices, (void)bound, (void)bound_what;
 #endif
 }
 
-/// With LAYOUT_CHECK_BOUNDS: stops unless indices is a permutation of [0, size): all in range,
-/// none twice (the position reported is the first one whose index appeared before).
+/// With LAYOUT_CHECK_BOUNDS: throws unless perm is a permutation of [0, perm.size()), naming
+/// the first position whose index is out of range (std::out_of_range) or appeared before
+/// (std::invalid_argument), as the device check does.
 template <class I>
-void validate_permutation(const char* what, std::span<const I> perm) {
+void validate_permutation(const char* function, std::span<const I> perm) {
 #if LAYOUT_CHECK_BOUNDS
-    validate_indices(what, perm, perm.size());
-    std::vector<bool> seen(perm.size());
-    for (std::size_t i = 0; i < perm.size(); ++i) {
+    const std::size_t n = perm.size();
+    constexpr std::size_t unseen = std::numeric_limits<std::size_t>::max();
+    std::vector<std::size_t> first_at(n, unseen);
+    for (std::size_t i = 0; i < n; ++i) {
+        if (!index_in_range(perm[i], n))
+            throw_out_of_range(function, "index", index_text(perm[i]), i,
+                               "the permutation's size is", n);
         const auto p = static_cast<std::size_t>(perm[i]);
-        if (seen[p]) {
-            char message[128];
-            std::snprintf(message, sizeof message,
-                          "%s is not a permutation: the index at position %zu appeared before",
-                          what, i);
-            fail(message, p, perm.size());
-        }
-        seen[p] = true;
+        if (first_at[p] != unseen)
+            throw_repeated_index(function, index_text(perm[i]), i, first_at[p]);
+        first_at[p] = i;
     }
 #else
-    (void)what, (void)perm;
+    (void)function, (void)perm;
 #endif
 }
 
