@@ -60,10 +60,11 @@ inline constexpr std::size_t leaf_stride_v = [] {
 /// What column::mdspan() calls without <layout/cuda/columns.hpp>; that header adds the
 /// prefer<1> overload (found through the argument's namespace).
 template <class Column>
-void mdspan_of(const Column&, prefer<0>) {
+int mdspan_of(const Column&, prefer<0>) {
     static_assert(sizeof(Column) == 0,
                   "layout: column::mdspan() needs <layout/cuda/columns.hpp> (nvcc; it is in "
                   "<layout/layout.hpp> when compiled by nvcc)");
+    return 0; // int, not void: the caller's `auto m = ...` then adds no second error
 }
 } // namespace detail
 

@@ -1,11 +1,12 @@
 /// \file layout.hpp
 /// The whole library: everything that compiles on the host, and compiled by nvcc, the CUDA memory
 /// spaces and resources, device containers, layout::cuda::copy, layout::cuda::for_each_index and
-/// column::mdspan(). One header stays separate: <layout/cuda/algorithms.hpp> (device
-/// gather/scatter/sort), which pulls in CUB.
+/// column::mdspan(). Separate: <layout/cuda/algorithms.hpp> (device gather/scatter/sort), which
+/// pulls in CUB, and <layout/mpi/...> (needs MPI).
 #pragma once
 
 #include "config.hpp"
+#include "advise.hpp"
 #include "algorithms.hpp"
 #include "column.hpp"
 #include "copy.hpp"
