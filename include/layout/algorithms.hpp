@@ -30,7 +30,7 @@
 ///  - Source and destination must not share memory: overlapping views throw
 ///    std::invalid_argument (use permute_in_place to reorder in place).
 ///  - sort_by_key and bin_by_key accept keys that are one of x's own columns (sort by a field of
-///    the element: layout::column_span<&P::cell>(soa), or any span whose key i is leaf l of
+///    the element: soa.column<&P::cell>().span(), or any span whose key i is leaf l of
 ///    x[i]); reordering x sorts them. Keys that share other bytes with x throw
 ///    std::invalid_argument before anything is written.
 ///  - Strong guarantee: if an allocation fails (std::bad_alloc), sort_by_key and bin_by_key leave

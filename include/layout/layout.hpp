@@ -1,13 +1,14 @@
 /// \file layout.hpp
-/// The whole library. Compiled by nvcc, it also brings the CUDA memory spaces and resources, device
-/// containers, layout::cuda::copy and layout::cuda::for_each_index. Separate headers: <layout/span.hpp>
-/// (columns as std::span and ranges), <layout/cuda/algorithms.hpp> (device gather/scatter/sort;
-/// pulls in CUB) and <layout/cuda/interop.hpp> (cuda::std::span and mdspan of columns; its
-/// column_span overloads would compete with span.hpp's if both came in through this header).
+/// The whole library: everything that compiles on the host, and compiled by nvcc, the CUDA memory
+/// spaces and resources, device containers, layout::cuda::copy, layout::cuda::for_each_index and
+/// column::mdspan(). Separate: <layout/cuda/algorithms.hpp> (device gather/scatter/sort), which
+/// pulls in CUB, and <layout/mpi/...> (needs MPI).
 #pragma once
 
 #include "config.hpp"
+#include "advise.hpp"
 #include "algorithms.hpp"
+#include "column.hpp"
 #include "copy.hpp"
 #include "element_ref.hpp"
 #include "for_each.hpp"
@@ -17,12 +18,14 @@
 #include "policies.hpp"
 #include "reflect.hpp"
 #include "scratch.hpp"
+#include "strided_span.hpp"
 #include "transfer.hpp"
 #include "vector.hpp"
 #include "view.hpp"
 
 #if defined(__CUDACC__)
 #  include "cuda/error.hpp"
+#  include "cuda/columns.hpp"
 #  include "cuda/convert.hpp"
 #  include "cuda/copy.hpp"
 #  include "cuda/for_each.hpp"

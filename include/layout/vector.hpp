@@ -154,6 +154,21 @@ public:
     const_view_type view() const noexcept { return {storage(), size_}; }
     const_view_type cview() const noexcept { return {storage(), size_}; }
 
+    /// view().column<Key, Rest...>(): one leaf of every element (column.hpp), in any memory
+    /// space; a const container gives const leaves.
+    template <auto Key, auto... Rest>
+    auto column() & noexcept {
+        return view().template column<Key, Rest...>();
+    }
+    template <auto Key, auto... Rest>
+    auto column() const& noexcept {
+        return view().template column<Key, Rest...>();
+    }
+    // A temporary container's block is freed at the end of the statement and its column would
+    // dangle: ill-formed (compilers show the comment on the deleted line). A view is fine.
+    template <auto Key, auto... Rest>
+    void column() const&& = delete; // layout: would dangle; name the container
+
     // ---- resource and stream ----------------------------------------------------------------
 
     resource_ref resource() const noexcept { return resource_; }

@@ -16,6 +16,7 @@
 /// also reached through another view or pointer in that kernel.
 #pragma once
 
+#include "column.hpp"
 #include "config.hpp"
 #include "element_ref.hpp"
 #include "iterator.hpp"
@@ -75,29 +76,6 @@ constexpr std::size_t leaf_of_path() {
     }
 }
 } // namespace detail
-
-/// One leaf of every element of a view: contiguous under SoA, strided under AoS, blocked under
-/// AoSoA. c[i] is a reference; data() exists where the column is contiguous.
-template <class View, std::size_t Leaf>
-class column {
-public:
-    using element_type = detail::copy_const_t<typename View::element_type,
-                                              leaf_t<typename View::value_type, Leaf>>;
-    LAYOUT_HOST_DEVICE explicit column(const View& view) noexcept : view_(view) {}
-    LAYOUT_HOST_DEVICE std::size_t size() const noexcept { return view_.size(); }
-    LAYOUT_HOST_DEVICE element_type& operator[](std::size_t i) const noexcept {
-        LAYOUT_BOUNDS_CHECK(i, view_.size());
-        return view_.storage().at(i).template leaf<Leaf>();
-    }
-    LAYOUT_HOST_DEVICE element_type* data() const noexcept
-        requires requires(const View& v) { v.storage().template leaf_data<Leaf>(); }
-    {
-        return view_.storage().template leaf_data<Leaf>();
-    }
-
-private:
-    View view_;
-};
 
 template <class T, class Layout>
 class view {

@@ -1,6 +1,6 @@
-// An AoS column is not contiguous, so it has no std::span: column_span says what to use instead.
-// expected-error: layout: column_span needs a SoA view or container
-#include <layout/span.hpp>
+// An AoS column is not contiguous, so it has no std::span: span() says what to use instead.
+// expected-error: layout: column::span\(\) needs a SoA view or container
+#include <layout/layout.hpp>
 
 struct S {
     float x;
@@ -8,6 +8,6 @@ struct S {
 };
 
 void f(layout::aos_vector<S>& v) {
-    auto x = layout::column_span<&S::x>(v);
+    auto x = v.column<&S::x>().span();
     (void)x;
 }

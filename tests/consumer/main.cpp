@@ -1,6 +1,5 @@
-// Uses the umbrella header and the std::span interop header, as installed or as a subproject.
+// Uses the umbrella header (columns as std::span included), as installed or as a subproject.
 #include <layout/layout.hpp>
-#include <layout/span.hpp>
 
 #include <numeric>
 #include <vector>
@@ -18,6 +17,6 @@ int main() {
 
     // A container, a conversion, and a column as a std::span.
     layout::soa_vector<P> s = layout::aos_vector<P>{{1, 2}, {3, 4}, {5, 6}};
-    const auto ys = layout::column_span<&P::y>(s);
+    const auto ys = s.column<&P::y>().span();
     return std::accumulate(ys.begin(), ys.end(), 0.0f) == 12 ? 0 : 1;
 }

@@ -1,6 +1,5 @@
 // Needs --expt-relaxed-constexpr and C++20, which layout::layout passes to nvcc itself. Built,
 // not run: the consumer tests must pass on machines without a GPU.
-#include <layout/cuda/interop.hpp>
 #include <layout/layout.hpp>
 
 #include <cstddef>
@@ -23,7 +22,7 @@ int main() {
     layout::aos_vector<P> host = {{1, 2}, {3, 4}};
     layout::cuda::aosoa<P, 32> dev = host;                     // converted on the GPU
     add<<<1, 2>>>(layout::cuda::soa_vector<P>(dev).view());
-    twice<<<1, 32>>>(layout::cuda::column_mdspan<&P::y>(dev)); // custom AoSoA mdspan mapping
+    twice<<<1, 32>>>(dev.column<&P::y>().mdspan()); // custom AoSoA mdspan mapping
     host = dev;
     return 0;
 }

@@ -345,7 +345,7 @@ std::vector<Cell> reordered(const std::vector<Cell>& v, const std::vector<std::u
     return out;
 }
 
-/// A SoA container's column as a std::span of device memory (what column_span gives on the host).
+/// A SoA container's column as a std::span of device memory (what column().span() gives on the host).
 template <auto Field>
 auto device_column(layout::cuda::soa_vector<Cell>& c) {
     auto column = c.view().template column<Field>();

@@ -2,7 +2,6 @@
 // cub::DeviceReduce::Sum on raw SoA column pointers, and kernels that read and write columns of
 // every layout through cuda::std::span and cuda::std::mdspan; each compared with host results.
 // The mapping checks (interop_host.*) need no GPU; the rest skip without one.
-#include <layout/cuda/interop.hpp>
 #include <layout/layout.hpp>
 
 #include "gpu_test.hpp"
@@ -51,6 +50,12 @@ C make(std::size_t n) {
     return c;
 }
 
+/// A contiguous (SoA) column as a cuda::std::span, for code that takes one.
+template <class Column>
+cuda::std::span<typename Column::element_type> cuda_span(const Column& c) {
+    return {c.data(), c.size()};
+}
+
 // ---- types and mappings, on the host ----------------------------------------------------------
 
 using ext = cuda::std::dextents<std::size_t, 1>;
@@ -58,34 +63,32 @@ using soa_view = layout::view<P, policy::soa>;
 using aos_view = layout::view<P, policy::aos>;
 using aosoa_view = layout::view<P, policy::aosoa<32>>;
 
-static_assert(std::is_same_v<decltype(layout::cuda::column_span<&P::x>(std::declval<soa_view>())),
+static_assert(std::is_same_v<decltype(cuda_span(std::declval<soa_view>().column<&P::x>())),
                              cuda::std::span<float>>);
-static_assert(std::is_same_v<decltype(layout::cuda::column_span<&P::w>(
-                                 std::declval<layout::view<const P, policy::soa>>())),
+static_assert(std::is_same_v<decltype(cuda_span(
+                                 std::declval<layout::view<const P, policy::soa>>().column<&P::w>())),
                              cuda::std::span<const double>>);
-static_assert(std::is_same_v<decltype(layout::cuda::column_mdspan<&P::x>(std::declval<soa_view>())),
+static_assert(std::is_same_v<decltype(std::declval<soa_view>().column<&P::x>().mdspan()),
                              cuda::std::mdspan<float, ext>>);
-static_assert(std::is_same_v<decltype(layout::cuda::column_mdspan<&P::w>(std::declval<aos_view>())),
+static_assert(std::is_same_v<decltype(std::declval<aos_view>().column<&P::w>().mdspan()),
                              cuda::std::mdspan<double, ext, cuda::std::layout_stride>>);
 // AoSoA<32> block of P: 32 lanes x (5 x 4 + 8) bytes = 896 bytes = 224 floats = 112 doubles.
-static_assert(std::is_same_v<decltype(layout::cuda::column_mdspan<&P::x>(std::declval<aosoa_view>())),
+static_assert(std::is_same_v<decltype(std::declval<aosoa_view>().column<&P::x>().mdspan()),
                              cuda::std::mdspan<float, ext, layout::cuda::layout_aosoa<32, 224>>>);
-static_assert(std::is_same_v<decltype(layout::cuda::column_mdspan<&P::w>(std::declval<aosoa_view>())),
+static_assert(std::is_same_v<decltype(std::declval<aosoa_view>().column<&P::w>().mdspan()),
                              cuda::std::mdspan<double, ext, layout::cuda::layout_aosoa<32, 112>>>);
-static_assert(std::is_trivially_copyable_v<decltype(layout::cuda::column_mdspan<&P::w>(
-                  std::declval<aos_view>()))>);
-static_assert(std::is_trivially_copyable_v<decltype(layout::cuda::column_mdspan<&P::w>(
-                  std::declval<aosoa_view>()))>);
+static_assert(std::is_trivially_copyable_v<decltype(std::declval<aos_view>().column<&P::w>().mdspan())>);
+static_assert(
+    std::is_trivially_copyable_v<decltype(std::declval<aosoa_view>().column<&P::w>().mdspan())>);
 
 // A container's column binds to a named container (a view or span of it lives as long as the
 // name) but not to a temporary, whose block is freed at the end of the statement: the rvalue
-// overloads are deleted (tests/compile_fail/cuda_column_span_temporary.cpp shows the message).
+// overload is deleted (tests/compile_fail/cuda_column_mdspan_temporary.cpp shows the message).
 // Views are not owners: a temporary view is fine.
 template <class C>
-concept has_column_span = requires(C&& c) { layout::cuda::column_span<&P::x>(std::forward<C>(c)); };
+concept has_column_span = requires(C&& c) { cuda_span(std::forward<C>(c).template column<&P::x>()); };
 template <class C>
-concept has_column_mdspan =
-    requires(C&& c) { layout::cuda::column_mdspan<&P::x>(std::forward<C>(c)); };
+concept has_column_mdspan = requires(C&& c) { std::forward<C>(c).template column<&P::x>().mdspan(); };
 using device_soa = layout::cuda::soa_vector<P>;
 using device_aos = layout::cuda::aos_vector<P>;
 static_assert(has_column_span<device_soa&> && has_column_span<const device_soa&>);
@@ -111,10 +114,10 @@ template <class C>
 void expect_mdspan_addresses(std::size_t n) {
     C c = make<C>(n);
     const auto v = c.view();
-    const auto x = layout::cuda::column_mdspan<&P::x>(c);
-    const auto id = layout::cuda::column_mdspan<&P::id>(v);
-    const auto pos_b = layout::cuda::column_mdspan<&P::pos, &Vec2::b>(v);
-    const auto w = layout::cuda::column_mdspan<&P::w>(std::as_const(c));
+    const auto x = c.template column<&P::x>().mdspan();
+    const auto id = v.template column<&P::id>().mdspan();
+    const auto pos_b = v.template column<&P::pos, &Vec2::b>().mdspan();
+    const auto w = std::as_const(c).template column<&P::w>().mdspan();
     static_assert(std::is_same_v<typename decltype(w)::element_type, const double>);
     ASSERT_EQ(x.extent(0), n);
     ASSERT_EQ(w.size(), n);
@@ -137,20 +140,20 @@ TEST(interop_host, mdspan_of_every_layout_reaches_the_views_leaves) {
 
 TEST(interop_host, span_of_a_soa_column) {
     auto c = make<layout::soa_vector<P>>(50);
-    const cuda::std::span<float> y = layout::cuda::column_span<&P::y>(c);
-    const cuda::std::span<const double> w = layout::cuda::column_span<&P::w>(std::as_const(c));
-    const auto a = layout::cuda::as_span(c.view().column<&P::pos, &Vec2::a>());
+    const cuda::std::span<float> y = cuda_span(c.column<&P::y>());
+    const cuda::std::span<const double> w = cuda_span(std::as_const(c).column<&P::w>());
+    const auto a = cuda_span(c.view().column<&P::pos, &Vec2::a>());
     ASSERT_EQ(y.size(), c.size());
     for (std::size_t i = 0; i < c.size(); ++i) {
         EXPECT_EQ(y[i], value(i).y);
         EXPECT_EQ(w[i], value(i).w);
         EXPECT_EQ(a[i], value(i).pos.a);
     }
-    const auto m = layout::cuda::column_mdspan<&P::y>(c);
+    const auto m = c.column<&P::y>().mdspan();
     EXPECT_EQ(m.data_handle(), y.data());
     EXPECT_EQ(m.stride(0), 1u);
     const layout::aos_vector<P> aos(c); // named: an mdspan of a temporary would dangle
-    const auto s = layout::cuda::column_mdspan<&P::y>(aos);
+    const auto s = aos.column<&P::y>().mdspan();
     EXPECT_EQ(s.stride(0), sizeof(P) / sizeof(float));
 }
 
@@ -167,7 +170,7 @@ TEST_F(interop_gpu, thrust_transform_on_soa_columns) {
     float* x = v.column<&P::x>().data();
     float* y = v.column<&P::y>().data();
     thrust::transform(thrust::device, x, x + n, y, x, thrust::plus<float>());  // x += y
-    const cuda::std::span<float> b = layout::cuda::column_span<&P::pos, &Vec2::b>(dev);
+    const cuda::std::span<float> b = cuda_span(dev.column<&P::pos, &Vec2::b>());
     thrust::transform(thrust::device, b.data(), b.data() + b.size(), b.data(),
                       thrust::negate<float>());
     check_cuda(cudaDeviceSynchronize(), "thrust::transform");
@@ -216,7 +219,7 @@ TEST_F(interop_gpu, cub_reduce_sum_over_soa_columns) {
     }
     const auto v = dev.view();  // read-only: const leaves
     EXPECT_EQ(cub_sum(v.column<&P::id>().data(), n), ids);
-    EXPECT_EQ(cub_sum(layout::cuda::column_span<&P::w>(dev).data(), n), ws);
+    EXPECT_EQ(cub_sum(cuda_span(dev.column<&P::w>()).data(), n), ws);
 }
 
 // ---- kernels over cuda::std::span and cuda::std::mdspan ---------------------------------------
@@ -245,10 +248,10 @@ void expect_kernel_through_mdspan(std::size_t n) {
     DeviceContainer dev = host;
     layout::cuda::aos_vector<double> x2(n), id2(n), a2(n), w2(n);
 
-    run_double_and_increment(layout::cuda::column_mdspan<&P::x>(dev), x2);
-    run_double_and_increment(layout::cuda::column_mdspan<&P::id>(dev.view()), id2);
-    run_double_and_increment(layout::cuda::column_mdspan<&P::pos, &Vec2::a>(dev), a2);
-    run_double_and_increment(layout::cuda::column_mdspan<&P::w>(dev), w2);
+    run_double_and_increment(dev.template column<&P::x>().mdspan(), x2);
+    run_double_and_increment(dev.view().template column<&P::id>().mdspan(), id2);
+    run_double_and_increment(dev.template column<&P::pos, &Vec2::a>().mdspan(), a2);
+    run_double_and_increment(dev.template column<&P::w>().mdspan(), w2);
 
     const layout::aos_vector<double> hx2 = x2, hid2 = id2, ha2 = a2, hw2 = w2;
     const layout::aos_vector<P> back = dev;
@@ -288,8 +291,8 @@ TEST_F(interop_gpu, kernel_through_span_soa) {
     constexpr std::size_t n = 4099;
     layout::cuda::soa_vector<P> dev = make<layout::soa_vector<P>>(n);
     const layout::view<const P, policy::soa> read_only = dev.view();
-    scale_into<<<(n + 255) / 256, 256>>>(layout::cuda::column_span<&P::x>(read_only),
-                                         layout::cuda::column_span<&P::y>(dev), 4.0f);
+    scale_into<<<(n + 255) / 256, 256>>>(cuda_span(read_only.column<&P::x>()),
+                                         cuda_span(dev.column<&P::y>()), 4.0f);
     check_cuda(cudaGetLastError(), "scale_into launch");
     const layout::soa_vector<P> back = dev;
     for (std::size_t i = 0; i < n; ++i) {

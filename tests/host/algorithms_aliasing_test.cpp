@@ -9,7 +9,7 @@
 
 #include <layout/algorithms.hpp>
 #include <layout/copy.hpp>
-#include <layout/span.hpp>
+#include <layout/layout.hpp>
 
 #include "test_types.hpp"
 
@@ -107,16 +107,16 @@ TEST(key_column, sort_by_key_by_a_soa_column_sorts_the_elements_by_that_field) {
         const auto values = random_cells(g, n, 5);
         layout::soa_vector<Cell> x(values.begin(), values.end());
         const auto want_perm = stable_order(values, [](const Cell& c) { return c.energy; });
-        const auto perm = layout::sort_by_key(layout::column_span<&Cell::energy>(x), x);
+        const auto perm = layout::sort_by_key(x.column<&Cell::energy>().span(), x);
         EXPECT_TRUE(std::ranges::equal(perm, want_perm)) << "n " << n;
         EXPECT_TRUE(same_cells(cells_of(x), reordered(values, want_perm))) << "n " << n;
-        EXPECT_TRUE(std::ranges::is_sorted(layout::column_span<&Cell::energy>(x)));
+        EXPECT_TRUE(std::ranges::is_sorted(x.column<&Cell::energy>().span()));
 
         // an integer column, through a view, with 32-bit indices
         const auto by_cell = stable_order(values, [](const Cell& c) { return c.cell; });
         layout::soa_vector<Cell> y(values.begin(), values.end());
         const auto perm32 =
-            layout::sort_by_key<std::uint32_t>(layout::column_span<&Cell::cell>(y), y.view());
+            layout::sort_by_key<std::uint32_t>(y.column<&Cell::cell>().span(), y.view());
         EXPECT_TRUE(std::ranges::equal(perm32, by_cell)) << "n " << n;
         EXPECT_TRUE(same_cells(cells_of(y), reordered(values, by_cell))) << "n " << n;
     }
@@ -133,7 +133,7 @@ TEST(key_column, bin_by_key_by_a_soa_column_bins_the_elements_by_that_field) {
         for (const Cell& c : values) ++want_offsets[static_cast<std::size_t>(c.cell) + 1];
         std::partial_sum(want_offsets.begin(), want_offsets.end(), want_offsets.begin());
 
-        const auto bins = layout::bin_by_key(layout::column_span<&Cell::cell>(x), cells, x);
+        const auto bins = layout::bin_by_key(x.column<&Cell::cell>().span(), cells, x);
         EXPECT_TRUE(std::ranges::equal(bins.permutation, want_perm)) << "n " << n;
         EXPECT_TRUE(std::ranges::equal(bins.offsets, want_offsets)) << "n " << n;
         EXPECT_TRUE(same_cells(cells_of(x), reordered(values, want_perm))) << "n " << n;
@@ -155,7 +155,7 @@ TEST(key_column, other_layouts_where_a_leaf_is_contiguous) {
     std::mt19937 g(13);
     const auto values = random_cells(g, 30, 4);
     layout::aosoa<Cell, 32> b(values.begin(), values.end());
-    const auto by_cell = layout::column_range<&Cell::cell>(b);
+    const auto by_cell = b.column<&Cell::cell>();
     const std::span<int> keys(&by_cell[0], b.size()); // lanes of one block: contiguous
     const auto bins = layout::bin_by_key(keys, 4, b);
     const auto want = stable_order(values, [](const Cell& c) { return c.cell; });
@@ -175,7 +175,7 @@ TYPED_TEST(key_overlap, keys_overlapping_x_otherwise_throw_and_change_nothing) {
     const std::size_t n = 40;
     const auto values = random_cells(g, n, 4);
     C x(values.begin(), values.end());
-    auto first_cell = [&] { return &layout::column_range<&Cell::cell>(x)[0]; };
+    auto first_cell = [&] { return &x.template column<&Cell::cell>()[0]; };
     // one element further on: overlaps the column (or, for AoS/AoSoA, the elements) but is not it
     const std::span<int> shifted(first_cell() + 1, n);
     const std::span<int> shifted_back(first_cell() - 1, n); // starts in the leaf before it
@@ -276,7 +276,7 @@ void for_each_failure_point(const std::vector<Cell>& values, bool keys_in_x, Op 
         std::vector<int> own_keys(values.size());
         for (std::size_t i = 0; i < values.size(); ++i) own_keys[i] = values[i].cell;
         const std::span<int> keys =
-            keys_in_x ? layout::column_span<&Cell::cell>(x) : std::span<int>(own_keys);
+            keys_in_x ? x.column<&Cell::cell>().span() : std::span<int>(own_keys);
         const std::vector<int> keys_before(keys.begin(), keys.end());
         allocations = 0;
         countdown = fail_at;

@@ -5,7 +5,7 @@
 #include <layout/algorithms.hpp>
 #include <layout/for_each.hpp>
 #include <layout/layout.hpp>
-#include <layout/span.hpp>
+#include <layout/layout.hpp>
 
 #include <gtest/gtest.h>
 
@@ -210,7 +210,7 @@ TEST(custom_layout, for_each_index_and_algorithms) {
 
     // sort by a column of the custom layout: the keys are a strided column (element_stride).
     std::vector<float> keys(n);
-    const auto x = layout::strided_column<&Particle::x>(v);
+    const auto x = layout::strided_span(v.column<&Particle::x>());
     EXPECT_EQ(x.stride(), 64 / sizeof(float));
     std::copy(x.begin(), x.end(), keys.begin());
     const auto order = layout::sort_by_key(keys, v);

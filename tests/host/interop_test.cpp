@@ -1,10 +1,10 @@
-// Interop with the standard library: columns as std::span (SoA), strided_span (AoS and SoA) and
-// random-access ranges (any layout), and the containers' iterators with std::ranges algorithms
+// Interop with the standard library: columns (any layout) as random-access ranges, as std::span
+// (SoA) and as strided_span (AoS and SoA), and the containers' iterators with std::ranges algorithms
 // and range adaptors. Every result is compared with the elements read through the view.
 
 #include "test_types.hpp"
 
-#include <layout/span.hpp>
+#include <layout/layout.hpp>
 
 #include <algorithm>
 #include <concepts>
@@ -45,19 +45,27 @@ using soa_p = layout::soa_vector<Particle>;
 using aos_p = layout::aos_vector<Particle>;
 using aosoa_p = layout::aosoa<Particle, 4>;
 
-static_assert(std::is_same_v<decltype(layout::column_span<&Particle::x>(std::declval<soa_p&>())),
+static_assert(std::is_same_v<decltype(std::declval<soa_p&>().column<&Particle::x>().span()),
                              std::span<float>>);
-static_assert(
-    std::is_same_v<decltype(layout::column_span<&Particle::x>(std::declval<const soa_p&>())),
-                   std::span<const float>>);
-static_assert(std::is_same_v<decltype(layout::column_span<&Body::pos, &Vec3::y>(
-                                 std::declval<layout::view<const Body, layout::policy::soa>>())),
+static_assert(std::is_same_v<decltype(std::declval<const soa_p&>().column<&Particle::x>().span()),
                              std::span<const float>>);
-static_assert(std::is_same_v<decltype(layout::column_span<&Body::id>(
-                                 std::declval<layout::soa_vector<Body>&>())),
+static_assert(std::is_same_v<decltype(std::declval<layout::view<const Body, layout::policy::soa>>()
+                                          .column<&Body::pos, &Vec3::y>()
+                                          .span()),
+                             std::span<const float>>);
+static_assert(std::is_same_v<decltype(std::declval<layout::soa_vector<Body>&>().column<&Body::id>().span()),
                              std::span<int>>);
-static_assert(std::is_same_v<decltype(layout::strided_column<&Particle::x>(std::declval<aos_p&>())),
+static_assert(std::is_same_v<decltype(layout::strided_span(std::declval<aos_p&>().column<&Particle::x>())),
                              layout::strided_span<float>>);
+
+// What each layout's column has, from the layout's facts: span() where contiguous (SoA), data()
+// and stride() where strided (SoA, AoS), neither for AoSoA (index it, or mdspan() on the device).
+template <class C>
+using column_of = decltype(std::declval<C&>().template column<&Particle::x>());
+static_assert(column_of<soa_p>::is_contiguous && column_of<soa_p>::is_strided);
+static_assert(!column_of<aos_p>::is_contiguous && column_of<aos_p>::is_strided);
+static_assert(!column_of<aosoa_p>::is_contiguous && !column_of<aosoa_p>::is_strided);
+static_assert(std::is_trivially_copyable_v<column_of<aosoa_p>>);
 
 using strided = layout::strided_span<float>;
 static_assert(std::random_access_iterator<strided::iterator>);
@@ -71,38 +79,28 @@ static_assert(std::is_trivially_copyable_v<strided> && std::is_trivially_copyabl
 static_assert(std::is_convertible_v<strided, layout::strided_span<const float>>);
 static_assert(std::sortable<strided::iterator>);
 
-using leaves = decltype(layout::column_range<&Particle::x>(std::declval<aosoa_p&>()));
+using leaves = column_of<aosoa_p>;
 static_assert(std::random_access_iterator<std::ranges::iterator_t<leaves>>);
 static_assert(std::ranges::random_access_range<leaves>);
 static_assert(std::ranges::sized_range<leaves>);
 static_assert(std::ranges::view<leaves>);
 static_assert(std::ranges::borrowed_range<leaves>);
 static_assert(std::same_as<std::ranges::range_reference_t<leaves>, float&>);
-static_assert(std::same_as<std::ranges::range_reference_t<decltype(layout::column_range<&Particle::x>(
-                               std::declval<const aosoa_p&>()))>,
-                           const float&>);
+static_assert(std::same_as<std::ranges::range_reference_t<column_of<const aosoa_p>>, const float&>);
+static_assert(std::sortable<std::ranges::iterator_t<leaves>>);
 
-// Spans and ranges of a temporary container would dangle: those calls are ill-formed (deleted
-// overloads), for rvalue and const rvalue containers alike; lvalues and views (which own
-// nothing), rvalue or not, are fine. (The diagnostic: compile_fail/column_span_temporary.cpp.)
+// The column of a temporary container would dangle: ill-formed (a deleted overload), for rvalue
+// and const rvalue containers alike; lvalues and views (which own nothing), rvalue or not, are
+// fine. (The diagnostic: compile_fail/column_of_temporary.cpp.)
 template <class X>
-constexpr bool spans_of() {
-    constexpr bool span = requires { layout::column_span<&Particle::x>(std::declval<X>()); };
-    constexpr bool strided = requires { layout::strided_column<&Particle::x>(std::declval<X>()); };
-    constexpr bool range = requires { layout::column_range<&Particle::x>(std::declval<X>()); };
-    static_assert(span == strided && strided == range);
-    return span;
-}
-static_assert(spans_of<soa_p&>() && spans_of<const soa_p&>());
-static_assert(!spans_of<soa_p>() && !spans_of<soa_p&&>() && !spans_of<const soa_p&&>());
-template <class X>
-constexpr bool strided_of = requires { layout::strided_column<&Particle::x>(std::declval<X>()); };
-template <class X>
-constexpr bool range_of = requires { layout::column_range<&Particle::x>(std::declval<X>()); };
-static_assert(strided_of<aos_p&> && !strided_of<aos_p> && !strided_of<const aos_p&&>);
-static_assert(range_of<const aosoa_p&> && !range_of<aosoa_p> && !range_of<const aosoa_p>);
-static_assert(spans_of<layout::view<Particle, layout::policy::soa>>() &&
-              spans_of<const layout::view<Particle, layout::policy::soa>&>());
+constexpr bool column_of_is_allowed = requires { std::declval<X>().template column<&Particle::x>(); };
+static_assert(column_of_is_allowed<soa_p&> && column_of_is_allowed<const soa_p&>);
+static_assert(!column_of_is_allowed<soa_p> && !column_of_is_allowed<soa_p&&> &&
+              !column_of_is_allowed<const soa_p&&>);
+static_assert(column_of_is_allowed<const aosoa_p&> && !column_of_is_allowed<aosoa_p> &&
+              !column_of_is_allowed<const aosoa_p>);
+static_assert(column_of_is_allowed<layout::view<Particle, layout::policy::soa>> &&
+              column_of_is_allowed<const layout::view<Particle, layout::policy::soa>&>);
 
 // The containers' and views' iterators, whose reference is a proxy.
 template <class C>
@@ -123,12 +121,12 @@ static_assert(container_iterators_are_random_access<aosoa_p>());
 
 // ---- std::span of SoA columns ------------------------------------------------------------------
 
-TEST(column_span, every_leaf_of_a_soa_container_equals_the_elements) {
+TEST(column_as_span, every_leaf_of_a_soa_container_equals_the_elements) {
     auto c = random_container<soa_p>(37);
     const auto v = c.view();
-    const auto x = layout::column_span<&Particle::x>(c);
-    const auto vz = layout::column_span<&Particle::vz>(v);
-    const auto q = layout::column_span<7>(c);
+    const auto x = c.column<&Particle::x>().span();
+    const auto vz = v.column<&Particle::vz>().span();
+    const auto q = c.column<7>().span();
     ASSERT_EQ(x.size(), c.size());
     EXPECT_EQ(x.data(), v.column<&Particle::x>().data());
     for (std::size_t i = 0; i < c.size(); ++i) {
@@ -140,12 +138,12 @@ TEST(column_span, every_leaf_of_a_soa_container_equals_the_elements) {
     }
 }
 
-TEST(column_span, nested_members_are_their_own_columns) {
+TEST(column_as_span, nested_members_are_their_own_columns) {
     auto c = random_container<layout::soa_vector<Body>>(21);
-    const auto pos_y = layout::column_span<&Body::pos, &Vec3::y>(c);
-    const auto vel_2 = layout::column_span<&Body::vel, 2>(c);
-    const auto pair1_z = layout::column_span<&Body::pair, 1, &Vec3::z>(c);
-    const auto w = layout::column_span<&Body::w>(std::as_const(c));
+    const auto pos_y = c.column<&Body::pos, &Vec3::y>().span();
+    const auto vel_2 = c.column<&Body::vel, 2>().span();
+    const auto pair1_z = c.column<&Body::pair, 1, &Vec3::z>().span();
+    const auto w = std::as_const(c).column<&Body::w>().span();
     for (std::size_t i = 0; i < c.size(); ++i) {
         const Body b = c[i];
         EXPECT_EQ(pos_y[i], b.pos.y);
@@ -155,10 +153,10 @@ TEST(column_span, nested_members_are_their_own_columns) {
     }
 }
 
-TEST(column_span, ranges_algorithms_on_one_column_touch_only_that_column) {
+TEST(column_as_span, ranges_algorithms_on_one_column_touch_only_that_column) {
     auto c = random_container<soa_p>(100);
     const layout::aos_vector<Particle> before = c;
-    auto mass = layout::column_span<&Particle::mass>(c);
+    auto mass = c.column<&Particle::mass>().span();
 
     // (Not std::ranges::max over the container: libstdc++ 12 keeps its running maximum in
     // `auto result = *first`, a proxy, and assigning to it writes into the container's first
@@ -185,11 +183,11 @@ TEST(column_span, ranges_algorithms_on_one_column_touch_only_that_column) {
         EXPECT_EQ(now.charge, old.charge);
     }
 
-    std::ranges::fill(layout::column_span<&Particle::vx>(c), 2.5f);
+    std::ranges::fill(c.column<&Particle::vx>().span(), 2.5f);
     for (const Particle& p : c) EXPECT_EQ(p.vx, 2.5f);
 }
 
-TEST(column_span, as_span_of_a_column_and_of_user_owned_columns) {
+TEST(column_as_span, span_of_a_view_column_and_of_user_owned_columns) {
     struct XY {
         float x;
         double y;
@@ -197,28 +195,28 @@ TEST(column_span, as_span_of_a_column_and_of_user_owned_columns) {
     std::vector<float> xs = {1, 2, 3};
     std::vector<double> ys = {4, 5, 6};
     const layout::view<XY, layout::policy::soa> v(xs.size(), xs.data(), ys.data());
-    const std::span<double> y = layout::as_span(v.column<&XY::y>());
+    const std::span<double> y = v.column<&XY::y>().span();
     EXPECT_EQ(y.data(), ys.data());
     EXPECT_EQ(y.size(), 3u);
-    const std::span<const float> x = layout::column_span<&XY::x>(layout::view<const XY, layout::policy::soa>(v));
+    const std::span<const float> x = layout::view<const XY, layout::policy::soa>(v).column<&XY::x>().span();
     EXPECT_TRUE(std::ranges::equal(x, xs));
 }
 
-TEST(column_span, empty_container) {
+TEST(column_as_span, empty_container) {
     soa_p c;
-    EXPECT_TRUE(layout::column_span<&Particle::x>(c).empty());
-    EXPECT_TRUE(layout::strided_column<&Particle::x>(c).empty());
+    EXPECT_TRUE(c.column<&Particle::x>().span().empty());
+    EXPECT_TRUE(layout::strided_span(c.column<&Particle::x>()).empty());
     aos_p a;
-    const auto s = layout::strided_column<&Particle::y>(a);
+    const auto s = layout::strided_span(a.column<&Particle::y>());
     EXPECT_TRUE(s.empty());
     EXPECT_EQ(s.begin(), s.end());
 }
 
 // ---- strided_span of AoS (and SoA) columns ---------------------------------------------------
 
-TEST(strided_column, aos_column_addresses_and_values) {
+TEST(column_stride, aos_column_addresses_and_values) {
     auto c = random_container<aos_p>(29);
-    const auto vy = layout::strided_column<&Particle::vy>(c);
+    const auto vy = layout::strided_span(c.column<&Particle::vy>());
     EXPECT_EQ(vy.stride(), sizeof(Particle) / sizeof(float));
     EXPECT_EQ(vy.data(), &c.data()[0].vy);
     ASSERT_EQ(vy.size(), c.size());
@@ -234,7 +232,7 @@ TEST(strided_column, aos_column_addresses_and_values) {
     EXPECT_EQ(std::ranges::max(vy), top.vy);
 }
 
-TEST(strided_column, mixed_leaf_sizes_and_nested_members) {
+TEST(column_stride, mixed_leaf_sizes_and_nested_members) {
     struct M {
         double d;
         float f;
@@ -242,23 +240,23 @@ TEST(strided_column, mixed_leaf_sizes_and_nested_members) {
     };
     std::vector<M> data = {{1, 2, 3}, {4, 5, 6}, {7, 8, 9}};
     const layout::view<M, layout::policy::aos> v(data.data(), data.size());
-    const auto f = layout::strided_column<&M::f>(v);
-    const auto d = layout::strided_column<&M::d>(v);
+    const auto f = layout::strided_span(v.column<&M::f>());
+    const auto d = layout::strided_span(v.column<&M::d>());
     EXPECT_EQ(f.stride(), 4u);  // 16-byte element, 4-byte leaf
     EXPECT_EQ(d.stride(), 2u);  // 16-byte element, 8-byte leaf
     EXPECT_TRUE(std::ranges::equal(f, std::vector<float>{2, 5, 8}));
     EXPECT_TRUE(std::ranges::equal(d, std::vector<double>{1, 4, 7}));
 
     auto b = random_container<layout::aos_vector<Body>>(9);
-    const auto z = layout::strided_column<&Body::pair, 0, &Vec3::z>(std::as_const(b));
+    const auto z = layout::strided_span(std::as_const(b).column<&Body::pair, 0, &Vec3::z>());
     static_assert(std::is_same_v<decltype(z), const layout::strided_span<const float>>);
     for (std::size_t k = 0; k < b.size(); ++k) EXPECT_EQ(&z[k], &b.data()[k].pair[0].z);
 }
 
-TEST(strided_column, sorting_an_aos_column_leaves_the_others) {
+TEST(column_stride, sorting_an_aos_column_leaves_the_others) {
     auto c = random_container<aos_p>(64);
     const layout::soa_vector<Particle> before = c;
-    auto x = layout::strided_column<&Particle::x>(c);
+    auto x = layout::strided_span(c.column<&Particle::x>());
     std::ranges::sort(x, std::ranges::greater{});
     EXPECT_TRUE(std::ranges::is_sorted(x, std::ranges::greater{}));
     for (std::size_t i = 0; i < c.size(); ++i) {
@@ -267,12 +265,12 @@ TEST(strided_column, sorting_an_aos_column_leaves_the_others) {
     }
 }
 
-TEST(strided_column, soa_column_has_stride_one) {
+TEST(column_stride, soa_column_has_stride_one) {
     auto c = random_container<soa_p>(10);
-    const auto s = layout::strided_column<&Particle::z>(c);
+    const auto s = layout::strided_span(c.column<&Particle::z>());
     EXPECT_EQ(s.stride(), 1u);
-    EXPECT_EQ(s.data(), layout::column_span<&Particle::z>(c).data());
-    const layout::strided_span<float> from_span(layout::column_span<&Particle::z>(c));
+    EXPECT_EQ(s.data(), c.column<&Particle::z>().span().data());
+    const layout::strided_span<float> from_span(c.column<&Particle::z>().span());
     EXPECT_TRUE(std::ranges::equal(s, from_span));
 }
 
@@ -315,12 +313,12 @@ TEST(strided_span, iterators_of_a_stride_count_elements) {
     EXPECT_LT(evens.begin() + 3, evens.begin() + 4);
 }
 
-// ---- column_range: any layout ------------------------------------------------------------------
+// ---- columns of any layout as ranges --------------------------------------------------------
 
-TEST(column_range, aosoa_column_equals_the_elements_and_sorts_in_place) {
+TEST(column_as_range, aosoa_column_equals_the_elements_and_sorts_in_place) {
     auto c = random_container<aosoa_p>(23);  // a partial last block
     const layout::aos_vector<Particle> before = c;
-    auto m = layout::column_range<&Particle::mass>(c);
+    auto m = c.column<&Particle::mass>();
     static_assert(std::ranges::random_access_range<decltype(m)>);
     static_assert(std::same_as<std::ranges::range_reference_t<decltype(m)>, float&>);
     ASSERT_EQ(std::ranges::size(m), c.size());
@@ -331,16 +329,16 @@ TEST(column_range, aosoa_column_equals_the_elements_and_sorts_in_place) {
     for (std::size_t i = 0; i < c.size(); ++i) EXPECT_EQ(Particle(c[i]).vz, Particle(before[i]).vz);
 }
 
-TEST(column_range, same_values_in_every_layout) {
+TEST(column_as_range, same_values_in_every_layout) {
     const auto s = random_container<soa_p>(50);
     const aos_p a = s;
     const aosoa_p b = s;
-    EXPECT_TRUE(std::ranges::equal(layout::column_range<&Particle::y>(s),
-                                   layout::column_span<&Particle::y>(s)));
-    EXPECT_TRUE(std::ranges::equal(layout::column_range<&Particle::y>(a),
-                                   layout::strided_column<&Particle::y>(a)));
-    EXPECT_TRUE(std::ranges::equal(layout::column_range<&Particle::y>(b),
-                                   layout::column_span<&Particle::y>(s)));
+    EXPECT_TRUE(std::ranges::equal(s.column<&Particle::y>(),
+                                   s.column<&Particle::y>().span()));
+    EXPECT_TRUE(std::ranges::equal(a.column<&Particle::y>(),
+                                   layout::strided_span(a.column<&Particle::y>())));
+    EXPECT_TRUE(std::ranges::equal(b.column<&Particle::y>(),
+                                   s.column<&Particle::y>().span()));
 }
 
 // ---- the containers with std::ranges algorithms and adaptors ---------------------------------

@@ -7,7 +7,7 @@
 #include "host/test_types.hpp"
 
 #include <layout/layout.hpp>
-#include <layout/span.hpp>
+#include <layout/layout.hpp>
 
 #include <gtest/gtest.h>
 
@@ -194,7 +194,7 @@ TYPED_TEST(parallel_algorithms, sort_and_bin_by_separate_keys) {
     }
 }
 
-/// Keys that are a column of x itself (SoA: column_span): sorted with x, the same permutation.
+/// Keys that are a column of x itself (SoA: column().span()): sorted with x, the same permutation.
 struct Cell {
     int cell;
     float x, y;
@@ -220,8 +220,8 @@ TEST(parallel_key_column, sort_and_bin_by_a_column_of_x) {
         for (bool parallel : {false, true}) {
             layout::soa_vector<Cell> sorted(values.begin(), values.end());
             layout::soa_vector<Cell> binned(values.begin(), values.end());
-            const auto sk = layout::column_span<&Cell::cell>(sorted);
-            const auto bk = layout::column_span<&Cell::cell>(binned);
+            const auto sk = sorted.column<&Cell::cell>().span();
+            const auto bk = binned.column<&Cell::cell>().span();
             const auto perm = parallel ? layout::sort_by_key(threaded, sk, sorted)
                                        : layout::sort_by_key(layout::exec::serial, sk, sorted);
             const auto bins = parallel ? layout::bin_by_key(threaded, bk, 10, binned)

@@ -53,9 +53,6 @@ concept copies_element = requires(View v) { v[0] = v[1]; };
 /// Swapping two elements.
 template <class View>
 concept swaps_elements = requires(View v) { swap(v[0], v[1]); };
-/// A contiguous column pointer.
-template <class Column>
-concept has_data = requires(Column c) { c.data(); };
 
 TYPED_TEST(views, read_only_views_do_not_write) {
     using P = typename TypeParam::policy;
@@ -540,9 +537,19 @@ TYPED_TEST(views, columns) {
         static_assert(std::is_same_v<decltype(rx[0]), const float&>);
         EXPECT_EQ(&rx[10], &x[10]);
 
-        static_assert(has_data<decltype(x)> == std::is_same_v<P, layout::policy::soa>,
-                      "data() exactly where the column is contiguous");
+        using X = decltype(x);
+        static_assert(X::is_contiguous == std::is_same_v<P, layout::policy::soa>,
+                      "span() exactly where the column is contiguous");
+        static_assert(X::is_strided == (std::is_same_v<P, layout::policy::soa> ||
+                                         std::is_same_v<P, layout::policy::aos>),
+                      "data() and stride() exactly where the column is one stride");
+        if constexpr (X::is_strided) {
+            for (std::size_t i = 0; i < m.size(); ++i) EXPECT_EQ(x.data() + i * x.stride(), &x[i]);
+        }
         if constexpr (std::is_same_v<P, layout::policy::soa>) {
+            EXPECT_EQ(x.stride(), 1u);
+            EXPECT_EQ(x.span().data(), x.data());
+            EXPECT_EQ(x.span().size(), m.size());
             EXPECT_EQ(static_cast<void*>(x.data()), c.view().storage().columns[0]);
             EXPECT_EQ(static_cast<void*>(q.data()), c.view().storage().columns[7]);
             EXPECT_EQ(x.data() + 40, &x[40]);

@@ -1,5 +1,4 @@
 #include <layout/layout.hpp>
-#include <layout/span.hpp>
 
 #include <algorithm>
 #include <cstdio>
@@ -18,10 +17,10 @@ int main() {
     layout::aos_vector<Particle> a = p;                        // any layout from any layout
     layout::aosoa<Particle, 16> b(a.begin(), a.end());         // or from iterators
 
-    std::span<float> mass = layout::column_span<&Particle::mass>(p);       // SoA: a std::span
+    std::span<float> mass = p.column<&Particle::mass>().span();   // SoA: a std::span
     float total = std::reduce(mass.begin(), mass.end());
-    layout::strided_span<float> ax = layout::strided_column<&Particle::x>(a);   // AoS: stride 8
-    auto bq = layout::column_range<&Particle::charge>(b);      // any layout: a range of float&
+    auto ax = a.column<&Particle::x>();                        // AoS: ax.stride() == 8
+    auto bq = b.column<&Particle::charge>();                   // any layout: a range of float&
     std::ranges::replace(bq, -1.f, 0.f);
     std::printf("%g %g %g\n", total, ax[0], bq[0]);            // 99 2 0
 }

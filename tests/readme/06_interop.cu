@@ -1,4 +1,3 @@
-#include <layout/cuda/interop.hpp>
 #include <layout/layout.hpp>
 
 #include <thrust/execution_policy.h>
@@ -20,13 +19,12 @@ int main() {
     unsigned blocks = (soa.size() + 255) / 256;
 
     // SoA: a column is an array in device memory, for thrust, CUB, cuBLAS...
-    float* mass = soa.view().column<&Particle::mass>().data();
-    float total = thrust::reduce(thrust::device, mass, mass + soa.size());
-    cuda::std::span<float> m = layout::cuda::column_span<&Particle::mass>(soa);
+    auto m = soa.column<&Particle::mass>();                  // m.data(), m.size(), m.stride() == 1
+    float total = thrust::reduce(thrust::device, m.data(), m.data() + m.size());
 
     // Any layout: a cuda::std::mdspan (AoS: layout_stride, stride 8 floats; AoSoA: a block mapping)
-    scale<<<blocks, 256>>>(layout::cuda::column_mdspan<&Particle::mass>(soa), 2.0f);
-    scale<<<blocks, 256>>>(layout::cuda::column_mdspan<&Particle::mass>(aos), 3.0f);
+    scale<<<blocks, 256>>>(soa.column<&Particle::mass>().mdspan(), 2.0f);
+    scale<<<blocks, 256>>>(aos.column<&Particle::mass>().mdspan(), 3.0f);
     float soa_total = thrust::reduce(thrust::device, m.data(), m.data() + m.size());
     std::printf("%g %g\n", total, soa_total);                  // 1.04858e+06 2.09715e+06
 }

@@ -83,7 +83,7 @@ bins<Index> bin_by_key(Keys&& keys, std::size_t num_bins) {
 
 /// bin_by_key, and every field of x (a container or mutable view) reordered the same way: after
 /// it, the elements of bin b are x[offsets[b]] .. x[offsets[b + 1] - 1], in their old order.
-/// The keys may be one of x's own columns (layout::column_span<&P::cell>(x)); keys that overlap
+/// The keys may be one of x's own columns (x.column<&P::cell>().span()); keys that overlap
 /// x otherwise throw std::invalid_argument. Strong guarantee: if an allocation fails, neither
 /// keys nor x has changed.
 /// Under exec::parallel (the default) the reordering of x runs on all cores; the counting sort

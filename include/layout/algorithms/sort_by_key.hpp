@@ -70,7 +70,7 @@ std::vector<Index> sort_by_key(Keys&& keys) {
 /// the same way; returns the permutation (x_new[i] = x_old[perm[i]]).
 ///
 ///     auto perm = layout::sort_by_key(cell_of_particle, particles);
-///     auto by_cell = layout::sort_by_key(layout::column_span<&P::cell>(soa), soa);
+///     auto by_cell = layout::sort_by_key(soa.column<&P::cell>().span(), soa);
 ///     // the keys may be one of x's own columns (a field of the element): they end up sorted
 ///
 /// Throws std::length_error when keys and x differ in size, or when n-1 does not fit in Index;

@@ -47,11 +47,11 @@ inline void check_no_overlap(const char* function, bool overlap) {
 /// Throws std::invalid_argument if the keys share bytes with the elements of v without being
 /// exactly one of v's columns (key i is leaf l of element i, for one leaf l of the keys' size);
 /// returns whether they are that column. Sorting by a column of the elements themselves
-/// (keys = column_span<&P::cell>(particles)) is supported: the algorithms then compute the
+/// (keys = particles.column<&P::cell>().span()) is supported: the algorithms then compute the
 /// permutation before anything moves, and reordering the elements sorts the keys with them.
 /// Any other overlap would be overwritten halfway. Pointer arithmetic only (device memory too).
 ///
-///     keys_are_column_of("layout::sort_by_key", p.view(), column_span<&P::cell>(p))  // true
+///     keys_are_column_of("layout::sort_by_key", p.view(), p.column<&P::cell>().span())  // true
 ///     keys_are_column_of("layout::sort_by_key", p.view(), separate_keys)              // false
 template <class V, class K>
 bool keys_are_column_of(const char* function, const V& v, std::span<K> keys) {
@@ -72,7 +72,7 @@ bool keys_are_column_of(const char* function, const V& v, std::span<K> keys) {
     throw std::invalid_argument(std::string(function) +
                                 ": the keys overlap the elements without being one of their "
                                 "columns; pass keys in memory of their own, or a whole column "
-                                "(layout::column_span<&T::key>(x))");
+                                "(x.column<&T::key>().span())");
 }
 
 /// Throws std::length_error when num_bins + 1 offsets cannot be held (num_bins = SIZE_MAX
