@@ -345,7 +345,7 @@ std::string check_direction(std::size_t n) {
             },
             leaf);
         i != n)
-        return what + "layout::cuda::convert differs from the naive kernel at element " +
+        return what + "layout::cuda::copy differs from the naive kernel at element " +
                std::to_string(i) + ", leaf " + std::to_string(leaf);
     return {};
 }

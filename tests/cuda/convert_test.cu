@@ -1,4 +1,4 @@
-// layout::cuda::convert between every pair of {aos, soa, aosoa<32>, aosoa<8>, aosoa<3>}, for a
+// layout::cuda::copy between every pair of {aos, soa, aosoa<32>, aosoa<8>, aosoa<3>}, for a
 // float-only struct, a struct of 8-, 4-, 2- and 1-byte leaves and a 3-byte struct, at sizes
 // around the chunk and lane widths, against a host reference, leaf by leaf and bit for bit.
 // Destinations start poisoned (0xFF): an element the kernel misses shows, and so does a byte
