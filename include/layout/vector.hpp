@@ -244,11 +244,14 @@ public:
     }
 
     /// The elements as an array of T (AoS only: other layouts have no T objects in memory).
-    T* data() noexcept requires std::same_as<decltype(std::declval<view_type>().data()), T*> {
+    // A requires-expression, not decltype in the clause: clang 14 reports naming a view::data()
+    // whose own constraint fails as an error instead of an unsatisfied constraint.
+    T* data() noexcept requires requires(const view_type& v) { { v.data() } -> std::same_as<T*>; }
+    {
         return view().data();
     }
     const T* data() const noexcept
-        requires std::same_as<decltype(std::declval<view_type>().data()), T*>
+        requires requires(const view_type& v) { { v.data() } -> std::same_as<T*>; }
     {
         return view().data();
     }
