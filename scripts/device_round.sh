@@ -5,7 +5,8 @@
 # compute-sanitizer over the same build afterwards.
 # Every step has a time limit and writes to $OUT as it goes, so a slow step costs its own
 # result only. Files in $OUT (at most 8 come back): log.txt, particles.txt, sass.txt,
-# transpose.txt, bench.png, results.tgz (every step's output and the benchmark JSON).
+# transpose.txt, time_loop.txt, bench.png, results.tgz (every step's output and the benchmark
+# JSON).
 #   OUT=/some/dir REV=$(git rev-parse --short HEAD) bash scripts/device_round.sh
 # BENCH=0 leaves out the Google Benchmark suites. REV names the commit in the log (the device
 # machine's copy of .git may be stale).
@@ -31,8 +32,8 @@ run() { # run LIMIT NAME COMMAND...: a step with a time limit; its output goes t
 echo "== $(date -u +%Y-%m-%dT%H:%M:%SZ) commit ${REV:-unknown}," \
      "$(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader)"
 targets=(particles_gpu transpose gather_scatter_gpu copy_gpu drift_gpu one_field_gpu most_fields_gpu
-         convert_gpu gather_gpu scatter_gpu view_kernel_gpu per_thread_gpu md_gpu md_compare_thermo
-         mpi_gpu_device_test)
+         convert_gpu gather_gpu scatter_gpu view_kernel_gpu per_thread_gpu time_loop_gpu md_gpu
+         md_compare_thermo mpi_gpu_device_test)
 run 60 configure cmake -S . -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=Release \
     -DCMAKE_CUDA_ARCHITECTURES=90 -DLAYOUT_BUILD_TESTS=ON -DLAYOUT_BUILD_EXAMPLES=ON \
     -DLAYOUT_BUILD_BENCHMARKS=ON
@@ -51,6 +52,9 @@ run 30 transpose "$(exe transpose)"
 cp "$RES/transpose.txt" "$OUT/"
 run 90 gather_scatter "$(exe gather_scatter_gpu)"
 tail -14 "$RES/gather_scatter.txt"
+run 120 time_loop "$(exe time_loop_gpu)"
+cp "$RES/time_loop.txt" "$OUT/"
+cat "$RES/time_loop.txt"
 if [[ "${BENCH:-1}" != 0 ]]; then
     for b in copy_gpu drift_gpu one_field_gpu most_fields_gpu convert_gpu gather_gpu scatter_gpu \
              view_kernel_gpu per_thread_gpu; do
