@@ -1,7 +1,7 @@
 // A temporary container's column would dangle at the end of the statement: the rvalue overload
 // of vector::column is deleted, and the line the compiler shows says why ("layout: would
 // dangle; name the container").
-// expected-error: deleted function
+// expected-error: deleted (member )?function
 #include <layout/layout.hpp>
 
 struct S {
