@@ -358,8 +358,9 @@ struct lj_full {
         auto&& [x, v, f, type, id] = a[i];
         const vec3<Real> pi = x;
         Real fx = 0, fy = 0, fz = 0, eng = 0, vir = 0;
+        const index_t* neigh = list.neigh + i * list.stride_i;
         auto pair = [&]<bool Image>(std::size_t k) {
-            const std::size_t j = list.neigh[i * list.stride_i + k * list.stride_k];
+            const std::size_t j = neigh[k * list.stride_k];
             const vec3<Real> pj = layout::get<0>(a[j]);
             Real dx = pi.x - pj.x, dy = pi.y - pj.y, dz = pi.z - pj.z;
             if constexpr (Image) {
