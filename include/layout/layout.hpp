@@ -1,8 +1,8 @@
 /// \file layout.hpp
-/// The whole library: everything that compiles on the host, and compiled by nvcc, the CUDA memory
-/// spaces and resources, device containers, layout::cuda::copy, layout::cuda::for_each_index and
-/// column::mdspan(). Separate: <layout/cuda/algorithms.hpp> (device gather/scatter/sort), which
-/// pulls in CUB, and <layout/mpi/...> (needs MPI).
+/// The whole library, as far as the compiler can take it: everything that compiles on the host;
+/// compiled by nvcc, also the CUDA memory spaces and resources, device containers,
+/// layout::cuda::copy, for_each_index, the device algorithms and column::mdspan(); where <mpi.h>
+/// is on the include path (mpicxx, or the CMake target layout::mpi), the MPI plans too.
 #pragma once
 
 #include "config.hpp"
@@ -25,12 +25,16 @@
 
 #if defined(__CUDACC__)
 #  include "cuda/error.hpp"
+#  include "cuda/algorithms.hpp"
 #  include "cuda/columns.hpp"
-#  include "cuda/convert.hpp"
 #  include "cuda/copy.hpp"
 #  include "cuda/for_each.hpp"
 #  include "cuda/memory.hpp"
 #  include "cuda/memory_resource.hpp"
 #  include "cuda/transfer.hpp"
 #  include "cuda/vector.hpp"
+#endif
+
+#if __has_include(<mpi.h>)
+#  include "mpi/mpi.hpp"
 #endif
