@@ -145,10 +145,18 @@ struct local_outcome {
 /// reverse sends back what arrived (halo scatter_add).
 enum class direction { forward, reverse };
 
+class pattern;
+
 /// Buffers and device resources that the CUDA part (<layout/mpi/cuda.hpp>) keeps in a plan.
 struct extension {
     virtual ~extension() = default;
     virtual std::size_t allocations() const noexcept { return 0; }
+    /// Moves the messages of the exchange being started itself (NCCL, <layout/mpi/nccl.hpp>)
+    /// and returns true, or leaves them to MPI point-to-point and returns false.
+    virtual bool post(const pattern&, direction, std::size_t /*bytes_per_element*/,
+                      const std::byte* /*send_base*/, std::byte* /*recv_base*/) {
+        return false;
+    }
 };
 
 class pattern {
@@ -433,45 +441,61 @@ public:
         return nullptr; // unreachable: self sends exactly what self receives
     }
 
-    /// Posts the receives and sends of an exchange whose send buffer is packed. The buffers may
-    /// be device memory when the MPI library is CUDA-aware.
-    void post(direction d, std::size_t bytes_per_element, const std::byte* send_base,
-              std::byte* recv_base) {
+    /// Calls receive(rank, where, bytes) for each message this rank receives in an exchange laid
+    /// out by layout_messages, then send(rank, where, bytes) for each it sends (self excluded:
+    /// it reads its own part from the send buffer), in the plan's order.
+    template <class Receive, class Send>
+    void for_each_message(direction d, std::size_t bytes_per_element, const std::byte* send_base,
+                          std::byte* recv_base, Receive&& receive, Send&& send) const {
         const auto& out = out_segments(d);
         const auto& in = in_segments(d);
+        for (std::size_t k = 0; k < in.size(); ++k)
+            if (in[k].rank != rank_)
+                receive(in[k].rank, recv_base + in_bytes_[k],
+                        message_bytes(bytes_per_element, in[k].count));
+        for (std::size_t k = 0; k < out.size(); ++k)
+            if (out[k].rank != rank_)
+                send(out[k].rank, send_base + out_bytes_[k],
+                     message_bytes(bytes_per_element, out[k].count));
+    }
+
+    /// Posts the receives and sends of an exchange whose send buffer is packed: through the
+    /// extension where it moves messages itself, else MPI point-to-point (the buffers may be
+    /// device memory when the MPI library is CUDA-aware).
+    void post(direction d, std::size_t bytes_per_element, const std::byte* send_base,
+              std::byte* recv_base) {
         requests_.clear();
         expected_.clear();
+        receives_ = 0;
+        if (extension_ && extension_->post(*this, d, bytes_per_element, send_base, recv_base))
+            return; // nothing for wait() to wait for on the host
         const int tag = d == direction::forward ? 2 : 3;
-        for (std::size_t k = 0; k < in.size(); ++k) {
-            if (in[k].rank == rank_) continue;
-            std::size_t bytes = message_bytes(bytes_per_element, in[k].count);
-            std::byte* p = recv_base + in_bytes_[k];
-            do {
-                const std::size_t part = std::min(bytes, chunk);
-                requests_.emplace_back();
-                expected_.push_back(static_cast<int>(part));
-                check(MPI_Irecv(p, static_cast<int>(part), MPI_BYTE, in[k].rank, tag, comm_,
-                                &requests_.back()),
-                      "MPI_Irecv", rank_);
-                p += part;
-                bytes -= part;
-            } while (bytes > 0);
-        }
-        receives_ = requests_.size();
-        for (std::size_t k = 0; k < out.size(); ++k) {
-            if (out[k].rank == rank_) continue;
-            std::size_t bytes = message_bytes(bytes_per_element, out[k].count);
-            const std::byte* p = send_base + out_bytes_[k];
-            do {
-                const std::size_t part = std::min(bytes, chunk);
-                requests_.emplace_back();
-                check(MPI_Isend(p, static_cast<int>(part), MPI_BYTE, out[k].rank, tag, comm_,
-                                &requests_.back()),
-                      "MPI_Isend", rank_);
-                p += part;
-                bytes -= part;
-            } while (bytes > 0);
-        }
+        for_each_message(
+            d, bytes_per_element, send_base, recv_base,
+            [&](int rank, std::byte* p, std::size_t bytes) {
+                do {
+                    const std::size_t part = std::min(bytes, chunk);
+                    requests_.emplace_back();
+                    expected_.push_back(static_cast<int>(part));
+                    check(MPI_Irecv(p, static_cast<int>(part), MPI_BYTE, rank, tag, comm_,
+                                    &requests_.back()),
+                          "MPI_Irecv", rank_);
+                    p += part;
+                    bytes -= part;
+                } while (bytes > 0);
+                receives_ = requests_.size();
+            },
+            [&](int rank, const std::byte* p, std::size_t bytes) {
+                do {
+                    const std::size_t part = std::min(bytes, chunk);
+                    requests_.emplace_back();
+                    check(MPI_Isend(p, static_cast<int>(part), MPI_BYTE, rank, tag, comm_,
+                                    &requests_.back()),
+                          "MPI_Isend", rank_);
+                    p += part;
+                    bytes -= part;
+                } while (bytes > 0);
+            });
     }
 
     /// Waits for the posted messages; checks each received the bytes this plan expected.
