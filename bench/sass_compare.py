@@ -2,6 +2,13 @@
 """Compares the SASS of each library kernel with its hand-written twin (python3, no packages).
 
     python3 bench/sass_compare.py build/examples/particles/particles_gpu [-o sass.txt]
+    python3 bench/sass_compare.py --ptx particles.ptx      # widths only, from nvcc -ptx output
+
+A second table gives, for every kernel of the binary (library kernels with any elements per
+thread, raw_, llama_ and copy kernels), its global loads and stores by width in bits
+(LDG 128x2 64x1 = two LDG.E.128 and one LDG.E.64): which accesses became vector ones. With
+--ptx (where there is no cuobjdump) the same counts come from ld.global / st.global, before
+ptxas; ptxas keeps the vector widths that PTX asks for.
 
 Runs `cuobjdump -sass` (and `-res-usage`) on the binary, then pairs
     layout::cuda::detail::for_each_index_kernel<S, layout::policy::L, F, pointee...>
@@ -21,7 +28,7 @@ import sys
 RAW = re.compile(r"raw_(aos|soa|aosoa32)_(\w+)_(Particle|WideParticle)\b")
 # for_each_index_kernel<S, layout::policy::L, F, pointee...>: the view's pointers are separate
 # __restrict__ parameters.
-LIB = re.compile(r"for_each_index_kernel<(?:const )?(\w+),\s*layout::policy::(aos|soa|aosoa<(\d+)u?l?>)\s*,\s*(\w+)\s*[,>]")
+LIB = re.compile(r"for_each_index_kernel<(?:const )?(\w+),\s*layout::policy::(aos|soa|aosoa<(\d+)u?l?>)\s*,\s*(\w+)\s*[,>]\s*(?:\(?unsigned long\)?)?\s*(\d*)")
 INSN = re.compile(r"/\*([0-9a-f]{4,})\*/\s+(.*?)\s*;")
 
 
@@ -53,7 +60,10 @@ def parse_mangled_lib(name):
     rest = rest.lstrip("E")  # the Es closing the policy's template arguments
     m = re.match(r"(\d+)", rest)
     functor = rest[m.end(1):m.end(1) + int(m.group(1))]
-    return struct, policy, functor
+    per_thread = re.match(r"Lm(\d+)E", rest[m.end(1) + int(m.group(1)):])
+    if per_thread and per_thread.group(1) != "1":
+        return ("lib" + per_thread.group(1), struct, policy, functor)
+    return ("lib", struct, policy, functor)
 
 
 def key_of(name, pretty):
@@ -63,11 +73,13 @@ def key_of(name, pretty):
     m = LIB.search(pretty)
     if m:
         policy = "aosoa" + m.group(3) if m.group(3) else m.group(2)
+        if m.group(5) and m.group(5) != "1":  # more elements per thread: no raw twin
+            return ("lib%s" % m.group(5), m.group(1), policy, m.group(4))
         return ("lib", m.group(1), policy, m.group(4))
     if "for_each_index_kernel" in name:
         parsed = parse_mangled_lib(name)
         if parsed:
-            return ("lib",) + parsed
+            return parsed
     return None
 
 
@@ -107,6 +119,54 @@ def registers(binary):
     return regs
 
 
+def width(op):
+    """Bits moved by one LDG/STG (LDG.E.128 -> 128, LDG.E -> 32, LDG.E.U8 -> 8)."""
+    for mod, bits in ((".128", 128), (".64", 64), (".U16", 16), (".S16", 16), (".U8", 8), (".S8", 8)):
+        if mod in op:
+            return bits
+    return 32
+
+
+def widths(ops):
+    """'LDG 128x1 64x1 | STG 64x1 32x1' from a kernel's opcodes (SASS)."""
+    out = []
+    for kind in ("LDG", "STG"):
+        c = collections.Counter(width(o) for o in ops if o.startswith(kind))
+        out.append("%s %s" % (kind, " ".join("%dx%d" % (b, c[b]) for b in sorted(c, reverse=True)) or "-"))
+    return " | ".join(out)
+
+
+PTX_ENTRY = re.compile(r"^\.(?:visible|weak)\s+\.entry\s+(\S+?)\(", re.M)
+PTX_MEM = re.compile(r"\b(ld|st)\.global(?:\.nc)?(?:\.v(\d))?\.[a-z]?(\d+)")
+
+
+def ptx_widths(ptx):
+    """{kernel: 'LDG 128x1 | STG 32x1'} from PTX: ld.global.v4.f32 counts as one 128-bit LDG."""
+    starts = [(m.start(), m.group(1)) for m in PTX_ENTRY.finditer(ptx)] + [(len(ptx), None)]
+    result = {}
+    for (begin, name), (end, _) in zip(starts, starts[1:]):
+        counts = {"ld": collections.Counter(), "st": collections.Counter()}
+        for m in PTX_MEM.finditer(ptx, begin, end):
+            counts[m.group(1)][int(m.group(2) or 1) * int(m.group(3))] += 1
+        result[name] = " | ".join(
+            "%s %s" % (label, " ".join("%dx%d" % (b, c[b]) for b in sorted(c, reverse=True)) or "-")
+            for label, c in (("LDG", counts["ld"]), ("STG", counts["st"])))
+    return result
+
+
+def width_table(named_widths, pretty):
+    lines = ["", "global loads and stores by width in bits (count), every kernel:"]
+    rows = []
+    for name, w in named_widths.items():
+        label = pretty.get(name, name)
+        label = re.sub(r"\(.*", "", label) if "for_each_index_kernel" not in label else label
+        label = label.replace("layout::cuda::detail::", "").replace("layout::policy::", "")
+        rows.append((label[:110], w))
+    for label, w in sorted(rows):
+        lines.append("  %-110s %s" % (label, w))
+    return lines
+
+
 def summary(ops):
     mem = collections.Counter(o for o in ops if o.startswith(("LDG", "STG", "LD.", "ST.", "LDL", "STL")))
     return mem
@@ -114,9 +174,21 @@ def summary(ops):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("binary")
+    ap.add_argument("binary", nargs="?")
+    ap.add_argument("--ptx", help="PTX file (nvcc -ptx): print the width table only")
     ap.add_argument("-o", "--output", help="write the comparison here too")
     args = ap.parse_args()
+
+    if args.ptx:
+        named = ptx_widths(open(args.ptx).read())
+        text = "\n".join(["PTX widths: %s" % args.ptx] + width_table(named, demangle(list(named)))) + "\n"
+        sys.stdout.write(text)
+        if args.output:
+            with open(args.output, "w") as f:
+                f.write(text)
+        return 0
+    if not args.binary:
+        ap.error("a binary (or --ptx FILE)")
 
     if not shutil.which("cuobjdump"):
         print("sass_compare: cuobjdump not found (it is on the GPU machine)", file=sys.stderr)
@@ -130,6 +202,12 @@ def main():
     for name, ops in funcs.items():
         key = key_of(name, pretty[name])
         if key:
+            # A library kernel comes twice where the layout makes an alignment claim (Claimed
+            # true, what runs on the library's own, aligned memory; false for other pointers):
+            # pair the claimed one.
+            unclaimed = re.search(r"(?:false|0),\s*(?:false|0)\s*,", pretty[name]) or "Lb0ELb0E" in name
+            if key in kernels and unclaimed:
+                continue
             kernels[key] = (name, ops)
 
     lines = ["SASS: library kernel (layout::cuda::for_each_index) vs hand-written raw kernel, %s" % args.binary,
@@ -171,6 +249,7 @@ def main():
         lines.append("")
         lines.append("differences:")
         lines.extend("  " + d for d in details)
+    lines.extend(width_table({name: widths(ops) for name, ops in funcs.items()}, pretty))
     text = "\n".join(lines) + "\n"
     sys.stdout.write(text)
     if args.output:

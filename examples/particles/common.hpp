@@ -24,6 +24,7 @@
 #include <cstring>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 namespace particles {
@@ -406,6 +407,21 @@ dataset<Backend, T> make_dataset(std::size_t n, Make&& make) {
     return d;
 }
 
+template <class Backend, class F, class View>
+concept runs_default = requires(const Backend& be, const F& f, const View& v) {
+    be.run_default(f, v);
+};
+template <class Backend, class F, class View>
+concept runs_llama = requires(const Backend& be, const F& f, const View& v) { be.run_llama(f, v); };
+template <class Backend, class F, class View>
+void run_default_if_any(const Backend& be, const F& f, const View& v) {
+    if constexpr (runs_default<Backend, F, View>) be.run_default(f, v);
+}
+template <class Backend, class F, class View>
+void run_llama_if_any(const Backend& be, const F& f, const View& v) {
+    if constexpr (runs_llama<Backend, F, View>) be.run_llama(f, v);
+}
+
 /// One kernel on one struct: the six variants, each verified on its first run, then timed.
 template <class Backend, class T, class F, class Ref>
 void run_case(const Backend& be, const char* kernel, const char* element, const F& f,
@@ -418,21 +434,38 @@ void run_case(const Backend& be, const char* kernel, const char* element, const 
     const double predicted = predicted_aos_ratio(fp, sizeof(T), rep.granule);
     const double useful = double(d.input.size()) * double(fp.useful_bytes());
 
-    auto one = [&](bool raw, const auto& init) {
+    // lib: the functor through the library, one element per thread on the GPU (the raw
+    // kernel's twin); raw: hand-written; automatic: the library's default elements per thread
+    // (backends with run_default); llama: the AoS kernel written the way LLAMA's AoS mapping
+    // computes addresses (backends with run_llama).
+    enum class how { lib, raw, automatic, llama };
+    auto one = [&](how h, const auto& init) {
         using container = std::remove_cvref_t<decltype(init)>;
         using L = typename container::layout_type;
+        using view_type = std::remove_cvref_t<decltype(std::declval<container&>().view())>;
         auto run = [&](const auto& v) {
-            if (raw)
+            if (h == how::raw) {
                 be.run_raw(f, v);
-            else
+            } else if (h == how::lib) {
                 be.run_lib(f, v);
+            } else if (h == how::automatic) {
+                run_default_if_any(be, f, v);
+            } else {
+                run_llama_if_any(be, f, v);
+            }
         };
+        if (h == how::automatic && !runs_default<Backend, F, view_type>) return;
+        if (h == how::llama && !runs_llama<Backend, F, view_type>) return;
         container work = init;
         run(work.view());
         be.sync();
         const layout::vector<T, L> back = work;
         const check_result c = verify(back.cview(), ref, fp);
-        const std::string name = std::string(raw ? "raw-" : "") + layout_name(L{});
+        const bool raw = h == how::raw || h == how::llama;
+        const std::string name = h == how::raw    ? std::string("raw-") + layout_name(L{})
+                                 : h == how::llama ? std::string("llama-") + layout_name(L{})
+                                 : h == how::automatic ? std::string(layout_name(L{})) + "/auto"
+                                                       : std::string(layout_name(L{}));
         if (c.mismatches) {
             std::printf("FAILED %s %s %s: %zu mismatching words; first: %s\n", kernel, element,
                         name.c_str(), c.mismatches, c.first_what.c_str());
@@ -447,13 +480,13 @@ void run_case(const Backend& be, const char* kernel, const char* element, const 
         const bool is_aos = std::is_same_v<L, aos>;
         rep.rows.push_back(
             {kernel, element, name, raw, us, useful, is_aos ? predicted : 1.0,
-             is_aos && !raw ? penalty_note(fp, sizeof(T), predicted, rep.granule) : "",
+             is_aos && h == how::lib ? penalty_note(fp, sizeof(T), predicted, rep.granule) : "",
              c.mismatches == 0});
     };
-    for (bool raw : {true, false}) {
-        one(raw, d.in_aos);
-        one(raw, d.in_soa);
-        one(raw, d.in_aosoa32);
+    for (how h : {how::raw, how::llama, how::lib, how::automatic}) {
+        one(h, d.in_aos);
+        one(h, d.in_soa);
+        one(h, d.in_aosoa32);
     }
 }
 
@@ -493,6 +526,61 @@ void run_cases(const Backend& be, const options& opt, report& rep) {
 }
 
 // ---- the table ---------------------------------------------------------------------------------
+
+/// Time of one row, 0 if the run has none.
+inline double row_us(const report& rep, const std::string& kernel, const std::string& element,
+                     const std::string& layout) {
+    for (const auto& r : rep.rows)
+        if (r.kernel == kernel && r.element == element && r.layout == layout) return r.us;
+    return 0.0;
+}
+
+/// Issue #19's targets, where the run has the rows they need (the GPU's /auto and llama- rows).
+inline void print_targets(const report& rep, double copy_gbps) {
+    if (std::none_of(rep.rows.begin(), rep.rows.end(),
+                     [](const row& r) { return r.layout.ends_with("/auto"); }))
+        return;
+    bool header = false;
+    auto line = [&](const char* what, double value, const char* unit, bool met) {
+        if (!header) std::printf("\ntargets (#19):\n");
+        header = true;
+        std::printf("  %-52s %8.3f%-7s %s\n", what, value, unit, met ? "met" : "NOT MET");
+    };
+    const std::string p32 = "Particle(32B)", wide = "Wide(64B)";
+    for (const char* kernel : {"drift", "one_field"})
+        for (const char* l : {"soa/auto", "aosoa32/auto"}) {
+            const double us = row_us(rep, kernel, p32, l);
+            if (us <= 0) continue;
+            double useful = 0;
+            for (const auto& r : rep.rows)
+                if (r.kernel == kernel && r.element == p32 && r.layout == l) useful = r.useful_bytes;
+            const double pct = 100.0 * useful / (us * 1e3) / copy_gbps;
+            char what[96];
+            std::snprintf(what, sizeof what, "%s %s, %% of float4 copy (>= 95)", kernel, l);
+            line(what, pct, "%", pct >= 95.0);
+        }
+    for (const char* l : {"aos", "aos/auto"}) {
+        const double aos = row_us(rep, "most_fields", wide, l);
+        const double soa = row_us(rep, "most_fields", wide, l == std::string("aos") ? "soa" : "soa/auto");
+        if (aos <= 0 || soa <= 0) continue;
+        char what[96];
+        std::snprintf(what, sizeof what, "most_fields %s / %s time (<= 1.5)", l,
+                      l == std::string("aos") ? "soa" : "soa/auto");
+        line(what, aos / soa, "x", aos / soa <= 1.5);
+    }
+    const double llama = row_us(rep, "drift", p32, "llama-aos");
+    for (const char* l : {"aos", "aos/auto"}) {
+        const double us = row_us(rep, "drift", p32, l);
+        if (llama <= 0 || us <= 0) continue;
+        char what[96];
+        std::snprintf(what, sizeof what, "drift %s / llama-aos time (<= 1.0)", l);
+        line(what, us / llama, "x", us <= llama);
+    }
+    if (llama > 0) {
+        const double raw = row_us(rep, "drift", p32, "raw-aos");
+        line("drift llama-aos / raw-aos time (LLAMA 0.6 measured 0.933)", llama / raw, "x", true);
+    }
+}
 
 inline void print_table(const report& rep, double copy_gbps, const char* copy_what) {
     std::printf("\n%-12s %-14s %-12s %10s %11s %7s %8s %9s %-5s %s\n", "kernel", "element",
@@ -543,6 +631,7 @@ inline void print_table(const report& rep, double copy_gbps, const char* copy_wh
         }
         std::printf("\n");
     }
+    print_targets(rep, copy_gbps);
     std::printf("\n%s\n", rep.all_ok ? "all variants verified" : "VERIFICATION FAILED");
 }
 

@@ -126,6 +126,29 @@ __global__ void raw_aosoa32_integrate_WideParticle(integrate f, raw::WideBlock32
     if (i < n) raw::integrate(f, b[i / 32], i % 32);
 }
 
+// ---- LLAMA's AoS, by hand -------------------------------------------------------------------------
+//
+// drift as LLAMA 0.6's AoS mapping makes nvcc compile `p(i)(Pos{}) += p(i)(Vel{}) * dt`, written
+// out by hand (LLAMA is not a dependency of this project): the view holds a byte blob; each
+// field's address is the blob plus the flat index times sizeof(Particle) plus the field's byte
+// offset; the index is LLAMA's examples' unsigned `threadIdx.x + blockIdx.x * blockDim.x`; and
+// `vel * dt` is a temporary record, so the three velocities are loaded before the first
+// position is written.
+
+__global__ void llama_aos_drift_Particle(std::byte* __restrict__ blob, std::size_t n, float dt) {
+    const unsigned i = threadIdx.x + blockIdx.x * blockDim.x;
+    if (i >= n) return;
+    std::byte* const element = blob + std::size_t{i} * sizeof(Particle);
+    auto field = [element](std::size_t offset) -> float& {
+        return *reinterpret_cast<float*>(element + offset);
+    };
+    const float vx = field(offsetof(Particle, vx)) * dt, vy = field(offsetof(Particle, vy)) * dt,
+                vz = field(offsetof(Particle, vz)) * dt;
+    field(offsetof(Particle, x)) += vx;
+    field(offsetof(Particle, y)) += vy;
+    field(offsetof(Particle, z)) += vz;
+}
+
 // ---- the copy bound ----------------------------------------------------------------------------
 
 /// One float4 per thread, read once and written once: the practical bandwidth bound.
@@ -157,6 +180,13 @@ struct gpu_raw_runner {
         raw_aosoa32_drift_Particle<<<blocks_for(v.size()), threads_per_block, 0, stream>>>(
             aosoa_blocks<raw::ParticleBlock32>(v), v.size(), f.dt);
         layout::cuda::check_launch("raw_aosoa32_drift_Particle");
+    }
+
+    /// LLAMA's AoS drift, by hand (above).
+    void llama(const drift& f, const layout::view<Particle, aos>& v) const {
+        llama_aos_drift_Particle<<<blocks_for(v.size()), threads_per_block, 0, stream>>>(
+            reinterpret_cast<std::byte*>(aos_data(v)), v.size(), f.dt);
+        layout::cuda::check_launch("llama_aos_drift_Particle");
     }
 
     void operator()(const wide_drift& f, const layout::view<WideParticle, aos>& v) const {

@@ -34,6 +34,13 @@ struct gpu_backend {
     void run_raw(const F& f, const View& v) const {
         gpu_raw_runner{}(f, v);
     }
+    template <class F, class View>
+    void run_default(const F& f, const View& v) const {
+        layout::cuda::for_each_index(v, f); // elements per thread: the layout's choice
+    }
+    void run_llama(const drift& f, const layout::view<Particle, aos>& v) const {
+        gpu_raw_runner{}.llama(f, v);
+    }
     void sync() const {
         layout::cuda::check(cudaDeviceSynchronize(), "cudaDeviceSynchronize after a kernel");
     }

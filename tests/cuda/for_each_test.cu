@@ -1,8 +1,9 @@
 // layout::cuda::for_each_index<PerThread> against the host's layout::for_each_index with the
 // same functor, for every layout, three element types, PerThread 1, 2, 4, 8 and the layout's
 // default, and sizes that PerThread does not divide; and SoA views whose columns are not aligned
-// to PerThread elements (the launch gives each thread elements a block apart instead). Skips
-// where there is no GPU.
+// to PerThread elements (the launch gives each thread elements a block apart instead), and AoS
+// and AoSoA views over memory aligned only as the element needs (the launch makes no alignment
+// claim there, so the compiler keeps scalar accesses). Skips where there is no GPU.
 
 #include "../host/test_types.hpp"
 #include "gpu_test.hpp"
@@ -112,6 +113,53 @@ TYPED_TEST(cuda_for_each, soa_columns_not_aligned_to_per_thread_still_run_every_
     check_unaligned_soa<2, T>(values);
     check_unaligned_soa<4, T>(values);
     check_unaligned_soa<8, T>(values);
+}
+
+/// An AoS or AoSoA view at alignof(T) bytes past an aligned device address: the element
+/// alignment is all the memory has, so the kernel that assumes 16-byte alignment must not run.
+template <std::size_t PerThread, class T, class Policy>
+void check_offset_view(const std::vector<T>& values) {
+    SCOPED_TRACE("PerThread " + std::to_string(PerThread) + ", view at alignof(T) past 256");
+    using map = layout::mapping<T, Policy>;
+    const std::size_t bytes = map::bytes(map::rounded_capacity(values.size()));
+    const layout::vector<T, Policy> host(values.begin(), values.end());
+    std::byte* block = nullptr;
+    ASSERT_TRUE(check_cuda(cudaMalloc(&block, bytes + alignof(T)), "cudaMalloc"));
+    std::byte* const at = block + alignof(T);
+    ASSERT_TRUE(check_cuda(cudaMemcpy(at, host.view().storage().first_byte(), bytes,
+                                      cudaMemcpyHostToDevice),
+                           "cudaMemcpy"));
+    using storage = layout::detail::storage<T, Policy>;
+    using pointer = layout::detail::first_argument_t<decltype(&storage::from_pointer)>;
+    const layout::view<T, Policy> dev(static_cast<pointer>(static_cast<void*>(at)), values.size());
+    layout::cuda::for_each_index<PerThread>(dev, update{});
+    ASSERT_TRUE(check_cuda(cudaDeviceSynchronize(), "for_each_index"));
+
+    layout::vector<T, Policy> want = host;
+    layout::for_each_index(want.view(), update{});
+    layout::vector<T, Policy> back = host;
+    ASSERT_TRUE(check_cuda(cudaMemcpy(back.view().storage().first_byte(), at, bytes,
+                                      cudaMemcpyDeviceToHost),
+                           "cudaMemcpy"));
+    cudaFree(block);
+    EXPECT_TRUE(view_matches(back, to_std(want)));
+}
+
+TYPED_TEST(cuda_for_each, views_aligned_only_to_the_element_still_run_every_element) {
+    using T = typename TypeParam::value_type;
+    using P = typename TypeParam::policy;
+    if constexpr (std::is_same_v<P, layout::policy::soa>) {
+        GTEST_SKIP() << "AoS and AoSoA only (one pointer)";
+    } else {
+        std::mt19937 g(33);
+        for (const std::size_t n : {1, 33, 1001}) {
+            const auto values = random_values<T>(g, n);
+            check_offset_view<1, T, P>(values);
+            check_offset_view<2, T, P>(values);
+            check_offset_view<4, T, P>(values);
+            check_offset_view<layout::cuda::per_thread_auto, T, P>(values);
+        }
+    }
 }
 
 } // namespace

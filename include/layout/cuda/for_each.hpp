@@ -1,9 +1,9 @@
 /// \file cuda/for_each.hpp
 /// Runs an element-wise kernel over a view on the GPU: f(v, i) for every i.
 ///
-///     layout::cuda::for_each_index(dev.view(), drift{0.01f});      // one per thread, like a raw kernel
+///     layout::cuda::for_each_index(dev.view(), drift{0.01f});      // elements per thread: the layout's choice
+///     layout::cuda::for_each_index<1>(dev.view(), drift{0.01f});   // one per thread, like a raw kernel
 ///     layout::cuda::for_each_index<4>(dev.view(), drift{0.01f});   // 4 elements per thread
-///     layout::cuda::for_each_index<layout::cuda::per_thread_auto>(dev.view(), drift{0.01f});
 ///
 /// The kernel receives the view's pointers as separate __restrict__ parameters, one per SoA
 /// column, so the compiler knows what a hand-written kernel's signature tells it: a store to one
@@ -12,16 +12,20 @@
 /// With one element per thread the kernel is shaped like a hand-written one
 /// (i = blockIdx.x * blockDim.x + threadIdx.x; if (i < n)).
 ///
-/// With PerThread = 2, 4 or 8, each thread runs f on PerThread elements. Under SoA, where every
-/// column is aligned to PerThread elements (always, for layout's own containers), they are
-/// consecutive, the kernel tells the compiler the alignment, and it turns the PerThread accesses
-/// to a column into one vector access (LDG.64 / LDG.128). Under AoS and AoSoA, and for SoA views
-/// whose columns are not so aligned, the elements of a thread are blockDim.x apart instead, so
-/// that the accesses stay coalesced and more of them are in flight per thread.
+/// Vector accesses (cuda/detail/vector_access.hpp): where the pointers are aligned as the layout
+/// allows, the kernel tells the compiler so, and it merges neighbouring accesses of a thread into
+/// 8- and 16-byte ones: the leaves of one AoS element (a functor's fields, or the whole element
+/// of T t = v[i]; v[i] = t), and the PerThread consecutive elements of a SoA column or an AoSoA
+/// lane run. Elsewhere the same kernel runs with scalar accesses.
 ///
-/// for_each_index<per_thread_auto> lets the layout choose (default_per_thread<T, Layout>) when the
-/// launch is large enough to fill the device with fewer threads, else one per thread. It is not
-/// the default: measurements behind that are in bench/results/h100-2026-11-24.
+/// With PerThread = 2, 4 or 8, each thread runs f on PerThread elements: consecutive ones where
+/// every leaf's values are adjacent in runs that PerThread divides (SoA, AoSoA) and the pointers
+/// are aligned to make them one vector access, else blockDim.x apart (AoS, or unaligned views),
+/// so that the accesses stay coalesced and more of them are in flight per thread.
+///
+/// The default, per_thread_auto, takes default_per_thread<T, Layout> where the launch still fills
+/// the device with that many elements a thread, else one per thread: a kernel with few elements
+/// and much work each keeps every SM busy. Measurements: bench/results (per_thread_gpu).
 #pragma once
 
 #if !defined(__CUDACC__)
@@ -32,80 +36,79 @@
 #include "../policies.hpp"
 #include "../view.hpp"
 #include "detail/launch.hpp"
+#include "detail/vector_access.hpp"
 #include "error.hpp"
 
 #include <cuda_runtime.h>
 
 #include <cstddef>
-#include <cstdint>
 #include <type_traits>
 #include <utility>
 
 namespace layout::cuda {
 
-/// for_each_index<per_thread_auto>: let the layout and the size choose the elements per thread.
+/// for_each_index<per_thread_auto> (the default): the layout and the size choose.
 inline constexpr std::size_t per_thread_auto = 0;
 
-/// Elements per thread that for_each_index<per_thread_auto> gives a kernel, per layout. SoA:
-/// enough consecutive elements for one 16-byte access to the widest column (4 for float
-/// columns, 2 for double). AoS and AoSoA: one, because they gain nothing from more. Not the
-/// default count: a kernel with few elements and much work each leaves SMs idle with fewer
-/// threads (bench/per_thread_gpu; the measurements are in bench/results/h100-2026-11-24).
+/// Elements per thread that the default gives a kernel whose launch fills the device: where a
+/// thread's elements can be consecutive (SoA; AoSoA whose lane count it divides), enough of them
+/// for one 16-byte access to the widest leaf (4 for float leaves, 2 for double); else one, since
+/// elements a block apart gain nothing measurable (AoS, bench/results/h100-2026-11-24).
 template <class T, class Layout>
 inline constexpr std::size_t default_per_thread = [] {
-    if constexpr (layout::detail::contiguous_columns_v<view<T, Layout>>) {
+    constexpr std::size_t count = [] {
         std::size_t widest = 1;
         for (const auto& leaf : layout::detail::leaf_table<T>)
             widest = leaf.size > widest ? leaf.size : widest;
         return widest >= 8 ? std::size_t{2} : std::size_t{4};
-    } else {
-        return std::size_t{1};
-    }
+    }();
+    return detail::consecutive_v<T, Layout, count> ? count : std::size_t{1};
 }();
 
 namespace detail {
 
 /// The view of n elements that the kernel rebuilds from its pointer arguments (the layout's
-/// storage::split on the host, rebuild here).
-template <class T, class Layout, class... Pointee>
-LAYOUT_HOST_DEVICE LAYOUT_FORCEINLINE view<T, Layout> rebuild(std::size_t n,
-                                                             Pointee*... pointers) noexcept {
-    return {layout::detail::storage<T, Layout>::rebuild(pointers...), n};
-}
-
-LAYOUT_EXEC_CHECK_DISABLE
-template <class T, class Layout, class F, class... Pointee>
-__global__ void for_each_index_kernel(F f, std::size_t n, Pointee* LAYOUT_RESTRICT... pointers) {
-    const std::size_t i = std::size_t{blockIdx.x} * blockDim.x + threadIdx.x;
-    if (i < n) f(rebuild<T, Layout>(n, pointers...), i);
-}
-
-/// PerThread elements per thread. Consecutive (SoA with every column aligned to PerThread of
-/// its elements, which the compiler is told: the accesses to a column merge into one vector
-/// access), or blockDim.x apart (otherwise: a warp still reads one element after the other,
-/// coalesced; consecutive elements per thread would spread a warp's accesses PerThread times
-/// wider).
-LAYOUT_EXEC_CHECK_DISABLE
-template <class T, class Layout, std::size_t PerThread, bool Consecutive, class F,
+/// storage::split on the host, rebuild here), with the alignment the host checked (Claimed).
+template <class T, class Layout, std::size_t PerThread, bool Consecutive, bool Claimed,
           class... Pointee>
-__global__ void for_each_index_block_kernel(F f, std::size_t n,
-                                            Pointee* LAYOUT_RESTRICT... pointers) {
-    if constexpr (Consecutive) {
-        const auto v = rebuild<T, Layout>(
-            n, static_cast<Pointee*>(
-                   __builtin_assume_aligned(pointers, PerThread * sizeof(Pointee)))...);
+__device__ LAYOUT_FORCEINLINE view<T, Layout> rebuild(std::size_t n, Pointee*... pointers) noexcept {
+    using claim = alignment_claim<std::remove_const_t<T>, Layout, PerThread, Consecutive>;
+    return {layout::detail::storage<T, Layout>::rebuild(
+                claim_aligned<Claimed ? claim::template bytes<Pointee>() : 0>(pointers)...),
+            n};
+}
+
+/// PerThread elements per thread: one (the hand-written kernel's shape); consecutive ones
+/// (their accesses to a leaf merge into one vector access); or blockDim.x apart (a warp still
+/// reads one element after the other, coalesced; consecutive elements without vector accesses
+/// would spread a warp's accesses PerThread times wider).
+LAYOUT_EXEC_CHECK_DISABLE
+template <class T, class Layout, class F, std::size_t PerThread, bool Consecutive, bool Claimed,
+          class... Pointee>
+__global__ void for_each_index_kernel(F f, std::size_t n, Pointee* LAYOUT_RESTRICT... pointers) {
+    const auto v = rebuild<T, Layout, PerThread, Consecutive, Claimed>(n, pointers...);
+    if constexpr (PerThread == 1) {
+        const std::size_t i = std::size_t{blockIdx.x} * blockDim.x + threadIdx.x;
+        if (i < n) f(v, i);
+    } else if constexpr (Consecutive) {
         const std::size_t first =
             (std::size_t{blockIdx.x} * blockDim.x + threadIdx.x) * PerThread;
+        // In blocks (AoSoA): a view of the block holding the run, with lanes affine in i.
+        const auto run = [&] {
+            if constexpr (requires { typename Layout::block_layout; })
+                return view<T, typename Layout::block_layout>(v.storage().block_of(first), n);
+            else
+                return v;
+        }();
         if (first + PerThread <= n) {
             LAYOUT_UNROLL
-            for (std::size_t k = 0; k < PerThread; ++k) f(v, first + k);
+            for (std::size_t k = 0; k < PerThread; ++k) f(run, first + k);
         } else { // the last thread with work, when PerThread does not divide n
             LAYOUT_UNROLL
             for (std::size_t k = 0; k < PerThread - 1; ++k)
-                if (first + k < n) f(v, first + k);
+                if (first + k < n) f(run, first + k);
         }
     } else {
-        const auto v = rebuild<T, Layout>(n, pointers...);
         const std::size_t first = std::size_t{blockIdx.x} * blockDim.x * PerThread + threadIdx.x;
         LAYOUT_UNROLL
         for (std::size_t k = 0; k < PerThread; ++k)
@@ -113,16 +116,6 @@ __global__ void for_each_index_block_kernel(F f, std::size_t n,
     }
 }
 
-/// Whether every pointer is aligned to `elements` of its pointee.
-template <class... Pointee>
-bool aligned_to(std::size_t elements, Pointee*... pointers) {
-    return ((reinterpret_cast<std::uintptr_t>(pointers) % (elements * sizeof(Pointee)) == 0) &&
-            ...);
-}
-
-} // namespace detail
-
-namespace detail {
 /// Whether n elements at per_thread a thread still fill every SM of the current device with
 /// full blocks of threads (2048 threads an SM on sm_90): with fewer threads than that, giving
 /// each more elements leaves SMs idle.
@@ -136,33 +129,35 @@ inline bool fills_device(std::size_t n, std::size_t per_thread) {
     return n / per_thread >= std::size_t(sms) * 2048;
 }
 
+/// Launches the kernel that makes the layout's alignment claim where the pointers bear it out,
+/// else the one that makes none (and, there, elements a block apart rather than consecutive).
 template <std::size_t PerThread, class T, class Layout, class F>
 void launch_for_each(const view<T, Layout>& v, const F& f, cudaStream_t stream, unsigned block) {
+    using value = std::remove_const_t<T>;
+    constexpr bool consecutive = consecutive_v<value, Layout, PerThread>;
+    using claim = alignment_claim<value, Layout, PerThread, consecutive>;
     const std::size_t threads = (v.size() + PerThread - 1) / PerThread;
     const unsigned grid = grid_size(threads, block, "layout::cuda::for_each_index");
     v.storage().split([&]<class... Pointee>(Pointee*... pointers) {
-        if constexpr (PerThread == 1) {
-            for_each_index_kernel<T, Layout><<<grid, block, 0, stream>>>(f, v.size(), pointers...);
-        } else {
-            if constexpr (layout::detail::contiguous_columns_v<view<T, Layout>>) {
-                if (aligned_to(PerThread, pointers...)) {
-                    for_each_index_block_kernel<T, Layout, PerThread, true>
-                        <<<grid, block, 0, stream>>>(f, v.size(), pointers...);
-                    return;
-                }
+        if constexpr (claim::template any<Pointee...>) {
+            if (claim::holds(pointers...)) {
+                for_each_index_kernel<T, Layout, F, PerThread, consecutive, true>
+                    <<<grid, block, 0, stream>>>(f, v.size(), pointers...);
+                return;
             }
-            for_each_index_block_kernel<T, Layout, PerThread, false>
-                <<<grid, block, 0, stream>>>(f, v.size(), pointers...);
         }
+        for_each_index_kernel<T, Layout, F, PerThread, false, false>
+            <<<grid, block, 0, stream>>>(f, v.size(), pointers...);
     });
     check_launch("layout::cuda::for_each_index");
 }
+
 } // namespace detail
 
 /// Launches f(v, i) for every i on stream (asynchronous, like a kernel launch), PerThread
-/// elements per thread (1, 2, 4 or 8; per_thread_auto: default_per_thread where the launch
-/// still fills the device, else 1), `block` threads per block.
-template <std::size_t PerThread = 1, class T, class Layout, class F>
+/// elements per thread (1, 2, 4 or 8; per_thread_auto, the default: default_per_thread where the
+/// launch still fills the device, else 1), `block` threads per block.
+template <std::size_t PerThread = per_thread_auto, class T, class Layout, class F>
 void for_each_index(const view<T, Layout>& v, const F& f, cudaStream_t stream = 0,
                     unsigned block = detail::block_size) {
     static_assert(PerThread == per_thread_auto || PerThread == 1 || PerThread == 2 ||

@@ -20,12 +20,19 @@
 #include <limits>
 #include <type_traits>
 
+namespace layout::detail {
+template <std::size_t Lanes>
+struct aosoa_block;
+} // namespace layout::detail
+
 namespace layout::policy {
 
 template <std::size_t Lanes>
 struct aosoa {
     static_assert(Lanes >= 1, "layout: aosoa needs at least one lane per block");
     static constexpr std::size_t lanes = Lanes;
+    /// The layout of a view of one block (storage::block_of).
+    using block_layout = detail::aosoa_block<Lanes>;
     static std::string name() { return "aosoa" + std::to_string(Lanes); }
 
     template <class T>
@@ -109,6 +116,14 @@ struct aosoa {
         LAYOUT_HOST_DEVICE detail::copy_const_t<E, void>* first_byte() const noexcept {
             return data;
         }
+        /// The storage of a view of the block holding element i (detail::aosoa_block), whose
+        /// lane arithmetic is affine in the element index: cuda::for_each_index gives a thread
+        /// its consecutive elements through it, so that their accesses to a leaf merge into one
+        /// vector access (with i % Lanes per element they stay scalar).
+        LAYOUT_HOST_DEVICE LAYOUT_FORCEINLINE auto block_of(std::size_t i) const noexcept {
+            using block = typename block_layout::template storage<E>;
+            return block{data + i / Lanes * cursor::map::block_bytes, i, i % Lanes};
+        }
 
         /// Kernel arguments: the one pointer, and back.
         template <class F>
@@ -158,12 +173,15 @@ struct aosoa {
 
 namespace layout::detail {
 
-/// The layout of a view whose storage holds one AoSoA block and the index of its first
-/// element. Elements are indexed as in the whole aosoa<Lanes> view (i, not i % Lanes), so a
-/// functor's v[i] keeps its meaning; for an i of the held block the lane is i - first, affine in
-/// i, so a loop over the block's lanes vectorizes like a hand-written block/lane loop (i % Lanes
-/// and i / Lanes are not affine in i: a loop over v[i] of a whole aosoa view stays scalar).
-/// Only for_each_index makes these views: there is no mapping to allocate one.
+/// The layout of a view whose storage holds one AoSoA block and the index of an element in it,
+/// `first`, at lane `lane0`. Elements are indexed as in the whole aosoa<Lanes> view (i, not
+/// i % Lanes), so a functor's v[i] keeps its meaning; for an i of the held block at or after
+/// first, the lane is lane0 + (i - first), affine in i, so a loop over the block's lanes
+/// vectorizes like a hand-written block/lane loop (i % Lanes and i / Lanes are not affine in i:
+/// a loop over v[i] of a whole aosoa view stays scalar), and a GPU thread's consecutive elements
+/// merge into vector accesses. Only for_each_index makes these views (layout::for_each_index:
+/// whole blocks, lane0 = 0; cuda::for_each_index: a thread's run, through storage::block_of);
+/// there is no mapping to allocate one.
 template <std::size_t Lanes>
 struct aosoa_block {
     static constexpr std::size_t lanes = Lanes;
@@ -172,12 +190,15 @@ struct aosoa_block {
     struct storage {
         using cursor = typename policy::aosoa<Lanes>::template cursor<E>;
         using byte = copy_const_t<E, std::byte>;
-        byte* block;       ///< the block holding elements [first, first + Lanes)
-        std::size_t first; ///< a multiple of Lanes
+        byte* block;           ///< the block holding element first
+        std::size_t first;     ///< an element of the block
+        std::size_t lane0 = 0; ///< its lane, first % Lanes
 
         LAYOUT_HOST_DEVICE LAYOUT_FORCEINLINE cursor at(std::size_t i) const noexcept {
-            const std::size_t lane = i - first;    // wraps for i < first: then not < Lanes
-            if (lane < Lanes) return {block, lane}; // in the lane loop the test folds away
+            // Wraps for i < first; Lanes - lane0 rather than Lanes keeps i in the block. Both
+            // tests fold away where i is first plus a constant that the caller's loop bounds.
+            const std::size_t ahead = i - first;
+            if (ahead < Lanes - lane0) return {block, lane0 + ahead};
             // Another block (a functor reaching past element i): the whole view's arithmetic.
             byte* data = block - first / Lanes * cursor::map::block_bytes;
             return {data + i / Lanes * cursor::map::block_bytes, i % Lanes};
@@ -186,7 +207,7 @@ struct aosoa_block {
             requires(!std::is_const_v<Mutable>)
         LAYOUT_HOST_DEVICE operator storage<const Mutable>() const noexcept
         {
-            return {block, first};
+            return {block, first, lane0};
         }
     };
 };

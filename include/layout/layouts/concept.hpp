@@ -26,6 +26,8 @@
 ///     storage::from_pointer(p), from_columns(p...)   views over memory the user owns
 ///     storage::leaf_data<L>() leaf L's contiguous column
 ///     storage::advanced(k)    the storage of elements [k, ...): elements start anywhere
+///     L::block_layout, storage::block_of(i)   a view of the block holding element i whose
+///                             lanes are affine in i (cuda::for_each_index: vector accesses)
 ///     L::host_units, L::host_loop   a loop of its own for layout::for_each_index on the host
 ///     L::name()               what layout::advise calls it
 #pragma once
