@@ -101,6 +101,7 @@ class appender {
     static_assert(M::device_accessible,
                   "layout::cuda::appender: the container is in host memory that the GPU cannot "
                   "write; use a layout::cuda container (device, pinned or managed memory)");
+    static_assert(std::is_trivially_copyable_v<append_view<T, L>>);
 
 public:
     /// Zeroes the counter on c's stream; c must outlive the appender.
