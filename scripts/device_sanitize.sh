@@ -25,8 +25,8 @@ cmake -S . -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITEC
     -DLAYOUT_BUILD_TESTS=ON -DLAYOUT_BUILD_EXAMPLES=ON > "$LOGS/configure.txt" 2>&1 &&
     cmake --build "$BUILD" -j "$(nproc)" --target gpu_device_test gpu_device_access_test \
         gpu_convert_test gpu_algorithms_test gpu_interop_test gpu_allocation_failure_test \
-        gpu_for_each_test \
-        readme_02_device readme_06_interop particles_gpu transpose > "$LOGS/build.txt" 2>&1 ||
+        gpu_for_each_test gpu_append_test gpu_compact_test \
+        readme_02_device readme_06_interop readme_07_born_and_dying particles_gpu transpose > "$LOGS/build.txt" 2>&1 ||
     { echo "build failed"; tail -30 "$LOGS/build.txt"; exit 1; }
 check() { # check TOOL NAME COMMAND...
     local tool=$1 name=$2; shift 2
@@ -48,7 +48,8 @@ check() { # check TOOL NAME COMMAND...
 }
 
 tests=(gpu_device_test gpu_device_access_test gpu_convert_test gpu_algorithms_test gpu_interop_test
-       gpu_allocation_failure_test gpu_for_each_test readme_02_device readme_06_interop)
+       gpu_allocation_failure_test gpu_for_each_test gpu_append_test gpu_compact_test
+       readme_02_device readme_06_interop readme_07_born_and_dying)
 for tool in memcheck racecheck initcheck; do
     for t in "${tests[@]}"; do
         path=$(exe "$t")

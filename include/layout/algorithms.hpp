@@ -1,5 +1,5 @@
 /// \file algorithms.hpp
-/// Gather, scatter, permutation and sorting by key over any layout, in host memory.
+/// Gather, scatter, permutation, sorting by key and compaction over any layout, in host memory.
 ///
 ///     // src = {a, b, c, d}, indices = {2, 0, 3}
 ///     layout::gather(src, indices, dst3);     // dst3[i] = src[indices[i]]:    {c, a, d}
@@ -9,6 +9,8 @@
 ///     auto perm = layout::sort_by_key(keys, particles);        // stable; keys end up sorted too
 ///     auto bins = layout::bin_by_key(cells, n_cells, particles);
 ///     // particles of cell c: [bins.offsets[c], bins.offsets[c + 1]); bins.permutation as above
+///     auto kept = layout::remove_if(particles, dead);          // stable; resized to kept
+///     auto k = layout::stable_partition(particles, alive);     // [0, k) alive, both in order
 ///
 /// Views and containers of any layout go in (a container stands for its view(); source and
 /// destination may have different layouts); indices are any contiguous range of an integral
@@ -16,7 +18,8 @@
 /// and contracts, are in <layout/cuda/algorithms.hpp>.
 ///
 /// This header includes one header per algorithm: algorithms/gather_scatter.hpp, permute.hpp,
-/// sort_by_key.hpp and bin_by_key.hpp; what they share (the arguments they accept, their checks)
+/// sort_by_key.hpp, bin_by_key.hpp and compact.hpp (remove_if, stable_partition, whose
+/// contracts are in that file); what they share (the arguments they accept, their checks)
 /// is in algorithms/detail/algorithm_arguments.hpp and algorithm_checks.hpp.
 ///
 /// Contracts, the same on the host and the device:
@@ -50,6 +53,7 @@
 #include "config.hpp"
 
 #include "algorithms/bin_by_key.hpp"
+#include "algorithms/compact.hpp"
 #include "algorithms/gather_scatter.hpp"
 #include "algorithms/permute.hpp"
 #include "algorithms/sort_by_key.hpp"

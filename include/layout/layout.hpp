@@ -1,7 +1,7 @@
 /// \file layout.hpp
 /// The whole library, as far as the compiler can take it: everything that compiles on the host;
 /// compiled by nvcc, also the CUDA memory spaces and resources, device containers,
-/// layout::cuda::copy, for_each_index, the device algorithms and column::mdspan(); where <mpi.h>
+/// layout::cuda::copy, for_each_index, appender, the device algorithms and column::mdspan(); where <mpi.h>
 /// is on the include path (mpicxx, or the CMake target layout::mpi), the MPI plans too.
 #pragma once
 
@@ -26,6 +26,7 @@
 #if defined(__CUDACC__)
 #  include "cuda/error.hpp"
 #  include "cuda/algorithms.hpp"
+#  include "cuda/append.hpp"
 #  include "cuda/columns.hpp"
 #  include "cuda/copy.hpp"
 #  include "cuda/for_each.hpp"

@@ -44,6 +44,10 @@
 
 namespace layout {
 
+namespace detail {
+struct size_access;
+}
+
 template <class T, class Layout, class Memory = host_memory>
 class vector {
     static_assert(!std::is_const_v<T>, "layout: a container's element type cannot be const");
@@ -51,6 +55,7 @@ class vector {
 
     template <class, class, class>
     friend class vector;
+    friend struct detail::size_access;
 
 public:
     using value_type = T;
@@ -576,6 +581,18 @@ private:
     resource_ref resource_ = Memory::default_resource();
     stream_ref stream_{};
 };
+
+namespace detail {
+/// Sets a container's size to n <= capacity() without writing an element: for code that has
+/// written elements [size(), n) itself, such as a kernel appending (cuda/append.hpp).
+struct size_access {
+    template <class V>
+    static void set(V& v, std::size_t n) noexcept {
+        LAYOUT_BOUNDS_CHECK(n, v.capacity_ + 1);
+        v.size_ = n;
+    }
+};
+} // namespace detail
 
 /// The three layouts by name; Memory defaults to the host.
 template <class T, class Memory = host_memory>

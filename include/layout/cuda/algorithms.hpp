@@ -1,6 +1,6 @@
 /// \file cuda/algorithms.hpp
-/// Gather, scatter, permutation and sorting by key on the GPU, over any layout: the device
-/// versions of <layout/algorithms.hpp>, with the same names and contracts.
+/// Gather, scatter, permutation, sorting by key and compaction on the GPU, over any layout: the
+/// device versions of <layout/algorithms.hpp>, with the same names and contracts.
 ///
 ///     layout::cuda::soa_vector<Particle> src = host, dst(m);
 ///     layout::cuda::aos_vector<std::uint32_t> idx = host_indices;      // indices in device memory
@@ -8,12 +8,14 @@
 ///     layout::cuda::scatter(dst, idx, src);         // src[idx[i]] = dst[i]
 ///     auto perm = layout::cuda::sort_by_key(keys, src);            // CUB radix sort, then gather
 ///     auto bins = layout::cuda::bin_by_key(cells, n_cells, src);   // + bins.offsets per cell
+///     auto kept = layout::cuda::remove_if(src, dead);              // CUB DeviceSelect, stable
 ///
 /// Indices and keys live in device memory: a layout::cuda::aos_vector<I>, a view<I, aos> of
 /// device memory, a std::span over device memory, or a device pointer and a count.
 ///
 /// This header includes one header per algorithm: cuda/algorithms/gather_scatter.hpp (with the
-/// kernels, and how they move elements), permute.hpp, sort_by_key.hpp (CUB) and bin_by_key.hpp;
+/// kernels, and how they move elements), permute.hpp, sort_by_key.hpp (CUB), bin_by_key.hpp and
+/// compact.hpp (remove_if and stable_partition, with CUB; their streams are in that file);
 /// what they share is in cuda/detail/: device_ranges.hpp (indices and keys in device memory),
 /// algorithm_checks.hpp (argument checks, validation on the device) and launch.hpp (grids,
 /// stream-ordered temporaries). It also includes the host versions, <layout/algorithms.hpp>.
@@ -50,6 +52,7 @@
 #include "../algorithms.hpp"
 #include "../config.hpp"
 #include "algorithms/bin_by_key.hpp"
+#include "algorithms/compact.hpp"
 #include "algorithms/gather_scatter.hpp"
 #include "algorithms/permute.hpp"
 #include "algorithms/sort_by_key.hpp"
