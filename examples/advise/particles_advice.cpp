@@ -101,6 +101,6 @@ int main(int argc, char** argv) {
             std::printf("predict %s %s %s %.4f %.4f %.4f %.2f %.2f %.4f %s\n", s.kernel.c_str(),
                         s.element.c_str(), c.layout.c_str(), c.gpu_seconds / soa, c.l1_sectors_ld,
                         c.l1_sectors_st, c.sector_bytes, c.dram_bytes, c.line_requests,
-                        c.request_bound ? "requests" : "bytes");
+                        c.bound());
     }
 }

@@ -77,7 +77,13 @@ struct advice {
         const double waste = c.useful_bytes > 0 ? c.dram_time_bytes / c.useful_bytes : 1.0;
         const double lines_per_insn =
             c.instructions > 0 ? 32.0 * c.line_requests / c.instructions : 0;
-        if (c.request_bound)
+        if (c.l1_bound)
+            std::snprintf(buf, sizeof buf,
+                          "bound by the L1: %.0f sectors per element loaded and stored (a gather "
+                          "whose elements the cache shares between calls: its sectors, not DRAM, "
+                          "set the time)",
+                          c.l1_sectors_ld + c.l1_sectors_st);
+        else if (c.request_bound)
             std::snprintf(buf, sizeof buf,
                           "bound by memory requests: %.0f scalar accesses per element, a warp "
                           "instruction touching %.1f 128-byte lines on average (1 when coalesced)",
@@ -121,7 +127,7 @@ struct advice {
                 "  %-9s %8.1f %7.1f %7.1f %9.3f %9.3f %7.3f %6.2f %-9s %7.1f us %7.2fx %9.1f\n",
                 c.layout.c_str(), c.sector_bytes, c.dram_bytes, c.dram_time_bytes, c.l1_sectors_ld,
                 c.l1_sectors_st, c.line_requests, c.instructions,
-                c.request_bound ? "requests" : "bytes", c.gpu_seconds * 1e6,
+                c.bound(), c.gpu_seconds * 1e6,
                 c.gpu_seconds / best().gpu_seconds, c.cpu_line_bytes);
         std::fprintf(out, "  recommended: %s", best().layout.c_str());
         for (std::size_t k = 1; k < costs.size(); ++k)
@@ -135,9 +141,9 @@ struct advice {
                      "  (per element. sectorB: bytes in 32-byte sectors; dramB: DRAM bytes as ncu "
                      "counts them; dramT: what their DRAM time is worth; L1sec: L1 sectors loaded "
                      "and stored; lines: 128-byte line requests; instr: memory instructions. GPU "
-                     "time: %zu elements, %.0f GB/s, %.2g line requests/s)\n",
+                     "time: %zu elements, %.0f GB/s, %.2g line requests/s, %.2g L1 sectors/s)\n",
                      options.gpu.elements, options.gpu.dram_bytes_per_s / 1e9,
-                     options.gpu.line_requests_per_s);
+                     options.gpu.line_requests_per_s, options.gpu.l1_sectors_per_s);
     }
 
 private:

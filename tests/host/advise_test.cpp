@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <array>
 #include <cstddef>
 #include <cstdint>
@@ -443,3 +444,82 @@ TEST(advise_print, names_the_winner_and_why) {
 }
 
 } // namespace
+
+// ---- real indices, consecutive calls (trace_options::first) ---------------------------------------
+
+namespace {
+/// p[i].x += p[nbr[i]].y: each call gathers one element through an index array of its own.
+struct gather_one {
+    const std::uint32_t* nbr;
+    template <class View>
+    void operator()(const View& p, std::size_t i) const {
+        layout::get<0>(p[i]) += layout::get<1>(p[nbr[i]]);
+    }
+};
+struct gather_all {
+    const std::uint32_t* idx;
+    template <class View>
+    void operator()(const View& p, std::size_t i) const {
+        p[i] = p[idx[i]].load();
+    }
+};
+struct scatter_all {
+    const std::uint32_t* idx;
+    template <class View>
+    void operator()(const View& p, std::size_t i) const {
+        p[idx[i]] = p[i].load();
+    }
+};
+} // namespace
+
+TEST(advise_real_indices, sectors_from_the_real_j_of_a_warp) {
+    // Four consecutive calls share each neighbour (nbr[i] = i / 4): a warp gathers 8 elements,
+    // under SoA 8 floats in one sector, under AoS 8 sectors; random indices would touch 32.
+    const std::size_t n = 4096;
+    std::vector<std::uint32_t> nbr(n);
+    for (std::size_t i = 0; i < n; ++i) nbr[i] = static_cast<std::uint32_t>(i / 4);
+    std::vector<Particle> all(n);
+    for (std::size_t i = 0; i < n; ++i) all[i] = Particle{1.f + i, 2.f + i, 3, 4, 5, 6, 7, 8};
+    layout::advise_options opt;
+    opt.trace.size = n;
+    opt.trace.first = 1024;
+    opt.trace.samples = 64;
+    const auto a = layout::advise<Particle>(gather_one{nbr.data()}, std::span<const Particle>(all),
+                                            opt);
+    ASSERT_EQ(a.trace.indexed_j.size(), 64u);
+    EXPECT_EQ(a.trace.indexed_j[5][0], (1024u + 5) / 4);
+    EXPECT_DOUBLE_EQ(a.trace.reads(1, layout::advisor::pattern::indexed), 1.0);
+    // soa: self x ld 0.125 + gathered y: 1 sector per warp / 32
+    EXPECT_NEAR(a["soa"].l1_sectors_ld, 0.125 + 1.0 / 32, 1e-9);
+    EXPECT_NEAR(a["aos"].l1_sectors_ld, 1.0 + 8.0 / 32, 1e-9);
+    // without real indices the same functor's gather counts 32 sectors per warp
+    layout::advise_options spread = opt;
+    spread.trace.first = layout::advisor::trace_options::spread;
+    const auto b = layout::advise<Particle>(gather_one{nbr.data()}, spread);
+    EXPECT_NEAR(b["soa"].l1_sectors_ld, 0.125 + 1.0, 1e-9);
+}
+
+TEST(advise_vectors, whole_elements_move_in_16_byte_chunks_under_aos) {
+    std::vector<std::uint32_t> perm(1 << 12);
+    std::iota(perm.begin(), perm.end(), 0u);
+    std::shuffle(perm.begin(), perm.end(), std::mt19937(7));
+    layout::advise_options opt;
+    opt.trace.size = perm.size();
+    opt.gpu.vector_bytes = 16;
+    const auto a = layout::advise<Particle>(gather_all{perm.data()}, opt);
+    EXPECT_DOUBLE_EQ(a["aos"].instructions, 4.0); // two 16-byte loads and two stores
+    EXPECT_NEAR(a["aos"].l1_sectors_ld, 2.0, 1e-9); // two 16-byte loads, 32 sectors each / 32
+    EXPECT_NEAR(a["soa"].l1_sectors_ld, 8.0, 1e-9);  // eight 4-byte loads of random elements
+    EXPECT_EQ(a.best().layout, "aos");
+}
+
+TEST(advise_rmw, partial_random_writes_read_their_atom_first) {
+    std::vector<std::uint32_t> perm(1 << 12);
+    std::iota(perm.begin(), perm.end(), 0u);
+    std::shuffle(perm.begin(), perm.end(), std::mt19937(7));
+    layout::advise_options opt;
+    opt.trace.size = perm.size();
+    const auto a = layout::advise<Particle>(scatter_all{perm.data()}, opt);
+    // soa: 32 B read as a stream; 8 random 4-byte writes, each a 64-byte atom read and written
+    EXPECT_NEAR(a["soa"].dram_bytes, 32 + 8 * 32 + 8 * 64, 1.0);
+}

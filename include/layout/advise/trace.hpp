@@ -76,6 +76,12 @@ struct access_trace {
     std::vector<leaf_access> accesses; ///< by element (self, neighbours, indexed), then leaf
     std::size_t samples = 0;           ///< calls traced
     bool writes_outside = false;       ///< wrote nothing in the view: reached leaves count as read
+    /// Traced with trace_options::first (consecutive calls first, first + 1, ...): per call, the
+    /// element each indexed slot reached (indexed_j[c][slot]), so that the cost model can put 32
+    /// consecutive calls in a warp and count the sectors their real indices touch. Empty
+    /// otherwise (indexed elements are then taken as random).
+    std::vector<std::vector<std::size_t>> indexed_j;
+    std::size_t first = 0; ///< the index of the first traced call, with indexed_j
 
     /// Loads per call of leaf `leaf` through pattern p (summed over neighbours or indexed slots).
     double reads(std::size_t leaf, advisor::pattern p = pattern::self) const {
@@ -111,6 +117,13 @@ struct trace_options {
     std::size_t size = std::size_t{1} << 20; ///< v.size() the functor sees; indices stay below it
     std::size_t samples = 64;                ///< calls traced, at indices spread over the middle
     std::uint64_t seed = 0x5eed;
+    /// Where set: trace the consecutive calls first, first + 1, ..., first + samples - 1 (whole
+    /// warps: samples is rounded up to a multiple of 32), and record the elements they reach by
+    /// index (access_trace::indexed_j). For functors that gather through index data of their
+    /// own (a neighbor list), traced on the real data: trace(f, all_elements, opt) with
+    /// all_elements.size() == size, so that element j starts as all_elements[j].
+    static constexpr std::size_t spread = static_cast<std::size_t>(-1);
+    std::size_t first = spread;
 };
 
 namespace detail {
@@ -244,8 +257,9 @@ public:
     /// sample: elements to take starting values from (whole elements, so that an element's
     /// leaves agree with each other); none: the synthetic values above.
     shadow_state(std::uint64_t seed, int baseline, const T* sample = nullptr,
-                 std::size_t sample_size = 0)
-        : seed_(seed), baseline_(baseline), sample_(sample), sample_size_(sample_size) {}
+                 std::size_t sample_size = 0, bool real = false)
+        : seed_(seed), baseline_(baseline), sample_(sample), sample_size_(sample_size),
+          real_(real) {}
 
     /// Starts leaf `leaf` of element j at `value` instead of its baseline value.
     void override_leaf(std::size_t j, std::size_t leaf, const leaf_bits& value) {
@@ -265,7 +279,10 @@ public:
         element& e = elements_[j];
         e.order = elements_.size() - 1;
         std::memset(static_cast<void*>(&e.value), 0, sizeof(T));
-        const T* from = sample_size_ ? &sample_[mix(seed_ ^ mix(j * 131)) % sample_size_] : nullptr;
+        // A sample as large as the view is the view's real data: element j starts as itself.
+        const T* from = !sample_size_                  ? nullptr
+                        : real_ && j < sample_size_ ? &sample_[j]
+                                                    : &sample_[mix(seed_ ^ mix(j * 131)) % sample_size_];
         for (std::size_t l = 0; l < leaf_count_v<T>; ++l) {
             const auto& d = leaf_descs<T>[l];
             e.initial[l] = truncated(
@@ -299,6 +316,7 @@ private:
     int baseline_;
     const T* sample_;
     std::size_t sample_size_;
+    bool real_;
     leaf_override override_;
     std::map<std::size_t, element> elements_; // node-based: references stay valid in a call
 };
@@ -349,13 +367,14 @@ template <class T>
 struct sample_span {
     const T* data = nullptr;
     std::size_t size = 0;
+    bool real = false; ///< the view's own data: element j starts as data[j]
 };
 
 template <class T, class F>
 shadow_state<T> run_traced(const F& f, std::size_t i, std::size_t size, std::uint64_t seed,
                            int baseline, sample_span<T> sample, const std::size_t* j = nullptr,
                            std::size_t leaf = 0, const leaf_bits* value = nullptr) {
-    shadow_state<T> state(seed, baseline, sample.data, sample.size);
+    shadow_state<T> state(seed, baseline, sample.data, sample.size, sample.real);
     if (j) state.override_leaf(*j, leaf, *value);
     if constexpr (std::is_invocable_v<const F&, const trace_view<T>&, std::size_t>)
         f(trace_view<T>(&state, size), i); // (otherwise trace_with's static_assert says why)
@@ -394,7 +413,9 @@ call_record trace_call(const F& f, std::size_t i, const trace_options& opt, samp
     constexpr std::size_t leaves = leaf_count_v<T>;
     call_record rec;
     std::map<std::size_t, std::size_t> index_of; // j -> position in rec.elements
-    for (int baseline = 0; baseline < 3; ++baseline) {
+    // On real data the three baselines would start from the same values: one suffices.
+    const int baselines = sample.real ? 1 : 3;
+    for (int baseline = 0; baseline < baselines; ++baseline) {
         const std::uint64_t seed = mix(opt.seed + 977 * i + static_cast<std::uint64_t>(baseline));
         const shadow_state<T> base = run_traced<T>(f, i, opt.size, seed, baseline, sample);
         for (const auto& [j, e] : base.elements()) {
@@ -418,7 +439,7 @@ call_record trace_call(const F& f, std::size_t i, const trace_options& opt, samp
                 std::vector<leaf_bits> candidates;
                 if (!sample.size || leaf_descs<T>[l].kind != leaf_kind::integral)
                     candidates = perturbations(leaf_descs<T>[l], e.initial[l], mix(seed ^ l));
-                for (std::size_t k = 0; k < 8 && sample.size; ++k)
+                for (std::size_t k = 0; k < (sample.real ? 2 : 8) && sample.size; ++k)
                     candidates.push_back(shadow_state<T>::bits_of_value(
                         sample.data[mix(seed ^ mix(l * 8 + k)) % sample.size], l));
                 std::vector<leaf_bits> tries;
@@ -465,12 +486,15 @@ access_trace<T> trace_with(const F& f, const trace_options& opt, sample_span<T> 
                   "f a const `template <class View> void operator()(const View&, std::size_t i)`, "
                   "and T the element type of the views it runs on");
     constexpr std::size_t leaves = leaf_count_v<T>;
-    const std::size_t samples = std::max<std::size_t>(1, std::min(opt.samples, opt.size));
+    const bool consecutive = opt.first != trace_options::spread;
+    std::size_t samples = std::max<std::size_t>(1, std::min(opt.samples, opt.size));
+    if (consecutive) samples = std::min((samples + 31) / 32 * 32, opt.size - opt.first);
     // Indices over the middle half (neighbours on either side exist), stepped by an odd count so
-    // that they fall on every position in a warp or an AoSoA block.
+    // that they fall on every position in a warp or an AoSoA block; or consecutive ones.
     const std::size_t first = opt.size / 4, span = std::max<std::size_t>(1, opt.size / 2);
     std::vector<std::size_t> at(samples);
-    for (std::size_t k = 0; k < samples; ++k) at[k] = first + (k * 37 + k / 32) % span;
+    for (std::size_t k = 0; k < samples; ++k)
+        at[k] = consecutive ? opt.first + k : first + (k * 37 + k / 32) % span;
 
     std::vector<detail::call_record> calls;
     calls.reserve(samples);
@@ -513,6 +537,21 @@ access_trace<T> trace_with(const F& f, const trace_options& opt, sample_span<T> 
         }
     };
     std::map<leaf_access, std::pair<std::size_t, std::size_t>, key_less> counts;
+    // A leaf of an element reached by index that some call is seen to read is read by every call
+    // that reaches it: the GPU loads it whatever the value (a neighbour beyond the cutoff is
+    // loaded, then fails the test), though another value of it may change nothing.
+    // Likewise a leaf of the element itself that a call updates (v += dt * f) and some call is
+    // seen to read: an update the data make a no-op (f tiny next to v) still loads it.
+    std::vector<char> indexed_read(leaves, 0), self_read(leaves, 0);
+    for (std::size_t c = 0; c < calls.size(); ++c)
+        for (const auto& e : calls[c].elements)
+            for (std::size_t l = 0; l < leaves; ++l)
+                (e.j != at[c] ? indexed_read : self_read)[l] |= e.read[l];
+    access_trace<T> t;
+    if (consecutive) {
+        t.first = opt.first;
+        t.indexed_j.resize(calls.size());
+    }
     bool wrote = false;
     for (const auto& c : calls)
         for (const auto& e : c.elements)
@@ -530,6 +569,7 @@ access_trace<T> trace_with(const F& f, const trace_options& opt, sample_span<T> 
                 } else {
                     key.pattern = pattern::indexed;
                     key.slot = slot++;
+                    if (consecutive) t.indexed_j[c].push_back(e.j);
                 }
                 ++pos;
             }
@@ -537,7 +577,10 @@ access_trace<T> trace_with(const F& f, const trace_options& opt, sample_span<T> 
                 key.leaf = l;
                 // Writing nothing in the view, the functor's effects are elsewhere: what it
                 // reached is what it may have read.
-                const bool read = e.read[l] || (!wrote && e.reached[l]);
+                const bool read = e.read[l] || (!wrote && e.reached[l]) ||
+                                  (key.pattern == pattern::indexed && indexed_read[l] &&
+                                   e.reached[l]) ||
+                                  (key.pattern == pattern::self && self_read[l] && e.written[l]);
                 if (!read && !e.written[l]) continue;
                 auto& n = counts[key];
                 n.first += read;
@@ -545,7 +588,6 @@ access_trace<T> trace_with(const F& f, const trace_options& opt, sample_span<T> 
             }
         }
     }
-    access_trace<T> t;
     t.samples = samples;
     t.writes_outside = !wrote;
     for (const auto& [key, n] : counts) {
@@ -571,7 +613,10 @@ access_trace<T> trace(const F& f, const trace_options& opt = {}) {
 /// of its own (params[type]), which synthetic values could take out of range.
 template <class T, class F>
 access_trace<T> trace(const F& f, std::span<const T> sample, const trace_options& opt = {}) {
-    return detail::trace_with<T>(f, opt, detail::sample_span<T>{sample.data(), sample.size()});
+    return detail::trace_with<T>(
+        f, opt,
+        detail::sample_span<T>{sample.data(), sample.size(),
+                               opt.first != trace_options::spread && sample.size() == opt.size});
 }
 
 } // namespace layout::advisor
