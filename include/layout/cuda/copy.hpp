@@ -75,18 +75,22 @@ namespace detail {
 /// dst's leaves DL... = src's leaves SL... (paired in order) for elements [0, n), one thread an
 /// element; dst and src are (narrowed) storages the GPU reaches.
 template <class DS, class SS, std::size_t... DL, std::size_t... SL>
-__global__ void copy_leaves_kernel(DS dst, SS src, std::size_t n, std::index_sequence<DL...>,
-                                   std::index_sequence<SL...>) {
-    const std::size_t i = std::size_t{blockIdx.x} * blockDim.x + threadIdx.x;
-    if (i >= n) return;
+__device__ LAYOUT_FORCEINLINE void copy_leaves_of(const DS& dst, const SS& src, std::size_t i,
+                                                  std::index_sequence<DL...>,
+                                                  std::index_sequence<SL...>) {
     const auto from = src.at(i);
     const auto to = dst.at(i);
     ((to.template leaf<DL>() = from.template leaf<SL>()), ...);
 }
 template <class DS, class SS, class DL, class SL>
+__global__ void copy_leaves_kernel(DS dst, SS src, std::size_t n) {
+    const std::size_t i = std::size_t{blockIdx.x} * blockDim.x + threadIdx.x;
+    if (i < n) copy_leaves_of(dst, src, i, DL{}, SL{});
+}
+template <class DS, class SS, class DL, class SL>
 void copy_leaves_on_gpu(const DS& dst, const SS& src, std::size_t n, DL, SL, cudaStream_t s) {
-    copy_leaves_kernel<<<grid_size(n, block_size, "layout::cuda::copy"), block_size, 0, s>>>(
-        dst, src, n, DL{}, SL{});
+    copy_leaves_kernel<DS, SS, DL, SL>
+        <<<grid_size(n, block_size, "layout::cuda::copy"), block_size, 0, s>>>(dst, src, n);
     check_launch("layout::cuda::copy (selection kernel)");
 }
 } // namespace detail
