@@ -140,9 +140,7 @@ constexpr bool holds_for_every_layout() {
            prove_all_capacities<T, policy::aosoa<1>>() &&
            prove_all_capacities<T, policy::aosoa<3>>() &&
            prove_all_capacities<T, policy::aosoa<4>>() &&
-           prove_all_capacities<T, policy::aosoa<32>>() &&
-           prove_all_capacities<T, policy::split<policy::aos, policy::soa, 0>>() &&
-           prove_all_capacities<T, policy::split<policy::aosoa<3>, policy::aos, 1>>();
+           prove_all_capacities<T, policy::aosoa<32>>();
 }
 
 // In constant evaluation: a broken layout does not compile.
@@ -170,6 +168,10 @@ static_assert(holds_for_every_layout<Mixed>());
 static_assert(holds_for_every_layout<Nested>());
 static_assert(holds_for_every_layout<Grid>());
 static_assert(holds_for_every_layout<Padded>());
+// The split layouts on a small struct (more would pass clang's constexpr step limit; every
+// shape is proved at run time below).
+static_assert(prove_all_capacities<Mixed, policy::split<policy::aos, policy::soa, 0>>());
+static_assert(prove_all_capacities<Mixed, policy::split<policy::aosoa<3>, policy::aos, 1>>());
 // (Aligned is proved at run time below only: its proof exceeds clang's constexpr step limit.)
 
 // Spot checks of the numbers the layout files (layouts/*.hpp) document.

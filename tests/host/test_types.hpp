@@ -249,16 +249,17 @@ struct aosoa_layout {
     static std::string name() { return "aosoa" + std::to_string(N); }
 };
 
-/// Hot and cold: fields 0 and 2 (whole, with their leaves) in First, the rest in Second.
-template <class First, class Second>
+/// Hot and cold: field Key (whole, with its leaves) in First, the rest in Second (every test
+/// type has at least two fields).
+template <class First, class Second, std::size_t Key>
 struct split_layout {
-    using policy = layout::policy::split<First, Second, 0, 2>;
+    using policy = layout::policy::split<First, Second, Key>;
     template <class T>
     using container = layout::vector<T, policy>;
     static std::string name() { return "split_" + First::name() + "_" + Second::name(); }
 };
-using split_aos_soa = split_layout<layout::policy::aos, layout::policy::soa>;
-using split_aosoa_aos = split_layout<layout::policy::aosoa<4>, layout::policy::aos>;
+using split_aos_soa = split_layout<layout::policy::aos, layout::policy::soa, 0>;
+using split_aosoa_aos = split_layout<layout::policy::aosoa<4>, layout::policy::aos, 1>;
 
 template <class T, class Layout>
 struct combo {
@@ -383,6 +384,13 @@ layout::view<T, L> shifted(const layout::view<T, L>& v, std::ptrdiff_t by, std::
                                     layout::detail::leaf_table<std::remove_const_t<T>>[l].size);
     } else if constexpr (std::is_same_v<L, layout::policy::aos>) {
         s.data += by;
+    } else if constexpr (requires { typename L::first_layout; }) { // split: each part by itself
+        using parts = typename layout::mapping<std::remove_const_t<T>, L>::parts;
+        using first = layout::detail::copy_const_t<T, typename parts::first_type>;
+        using second = layout::detail::copy_const_t<T, typename parts::second_type>;
+        s.first = shifted(layout::view<first, typename L::first_layout>(s.first, n), by, n).storage();
+        s.second =
+            shifted(layout::view<second, typename L::second_layout>(s.second, n), by, n).storage();
     } else {
         s.data += by / static_cast<std::ptrdiff_t>(L::lanes) *
                   static_cast<std::ptrdiff_t>(layout::mapping<std::remove_const_t<T>, L>::block_bytes);

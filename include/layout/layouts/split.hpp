@@ -127,6 +127,8 @@ struct split {
     static_assert(sizeof...(Keys) > 0,
                   "layout: split<First, Second, Keys...>: name the fields that go to First, e.g. "
                   "split<aos, soa, &P::x, &P::y>");
+    using first_layout = First;
+    using second_layout = Second;
     static std::string name() { return "split<" + First::name() + "," + Second::name() + ">"; }
     /// Where the second part starts: a block's alignment (layout::block_alignment), which the
     /// second layout may count on as it does at the start of a block of its own.
