@@ -1,6 +1,6 @@
 // The MD mini-app with CUDA: --device gpu runs the kernels of kernels.hpp through
 // layout::cuda::for_each_index on device containers, --device cpu the host path of md.cpp.
-//   md_gpu --data FILE --device gpu [--layout aos|soa|aosoa32] [--precision double|float] ...
+//   md_gpu --data FILE --device gpu [--layout aos|soa|aosoa32|split] [--precision double|float] ...
 //   md_gpu --lattice fcc 0.8442 --cells 20 20 20 --device gpu --steps 10000 --thermo 1000
 //   md_gpu ... --device gpu --compare-raw [REPS]   the library force kernel against a
 //                                                  hand-written one on the same neighbor list
@@ -129,6 +129,31 @@ __global__ void raw_lj_soa(const Real* __restrict__ x, const Real* __restrict__ 
     fz[i] = sz;
 }
 
+/// Hand-written split: positions as an array of vec3 (what --layout split stores), forces as
+/// three arrays.
+template <class Real>
+__global__ void raw_lj_split(const vec3<Real>* __restrict__ pos, const index_t* __restrict__ neigh,
+                             const index_t* __restrict__ count, const index_t* __restrict__ plain,
+                             std::size_t n, kernel_box<Real> box, Real cut_sq,
+                             Real* __restrict__ fx, Real* __restrict__ fy, Real* __restrict__ fz) {
+    const std::size_t i = std::size_t{blockIdx.x} * blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    const vec3<Real> pi = pos[i];
+    Real sx = 0, sy = 0, sz = 0;
+    const std::size_t p = plain[i], m = count[i];
+    for (std::size_t k = 0; k < p; ++k) {
+        const vec3<Real> pj = pos[neigh[i + k * n]];
+        raw_pair<false>(pi.x, pi.y, pi.z, pj.x, pj.y, pj.z, box, cut_sq, sx, sy, sz);
+    }
+    for (std::size_t k = p; k < m; ++k) {
+        const vec3<Real> pj = pos[neigh[i + k * n]];
+        raw_pair<true>(pi.x, pi.y, pi.z, pj.x, pj.y, pj.z, box, cut_sq, sx, sy, sz);
+    }
+    fx[i] = sx;
+    fy[i] = sy;
+    fz[i] = sz;
+}
+
 template <class Real>
 __global__ void raw_lj_aos(atom<Real>* __restrict__ a, const index_t* __restrict__ neigh,
                            const index_t* __restrict__ count, const index_t* __restrict__ plain,
@@ -234,16 +259,22 @@ void compare_raw(simulation<Real, Layout, device_backend>& sim, const char* name
     event_timer timer;
     const unsigned block = 256, grid = static_cast<unsigned>((n + block - 1) / block);
 
-    // The same atoms as plain structs (raw AoS) and as three raw position arrays (raw SoA).
+    // The same atoms as plain structs (raw AoS), as three raw position arrays (raw SoA) and as
+    // an array of positions (raw split).
     const layout::aos_vector<atom<Real>> host_aos = layout::vector<atom<Real>, Layout>(dev);
     std::vector<Real> hx(n), hy(n), hz(n);
+    std::vector<vec3<Real>> hpos(n);
     for (std::size_t i = 0; i < n; ++i) {
         const atom<Real> a = host_aos[i];
         hx[i] = a.x.x, hy[i] = a.x.y, hz[i] = a.x.z;
+        hpos[i] = a.x;
     }
     layout::cuda::aos_vector<atom<Real>> raw_aos = host_aos;
     auto up = [](const std::vector<Real>& h) { return device_backend::to_device(h); };
     auto x = up(hx), y = up(hy), z = up(hz), fx = up(hx), fy = up(hy), fz = up(hz);
+    auto gx = up(hx), gy = up(hy), gz = up(hz);
+    const layout::cuda::aos_vector<vec3<Real>> pos =
+        layout::aos_vector<vec3<Real>>(hpos.begin(), hpos.end());
 
     // Total neighbors, for the byte count.
     std::vector<index_t> cnt(n);
@@ -296,16 +327,22 @@ void compare_raw(simulation<Real, Layout, device_backend>& sim, const char* name
                                         box, cut_sq);
         });
     }
+    const double split_ms = timer.median_ms(reps, [&] {
+        raw_lj_split<<<grid, block>>>(pos.view().data(), list.neigh, list.count, list.plain, n,
+                                      box, cut_sq, gx.view().data(), gy.view().data(),
+                                      gz.view().data());
+    });
     layout::cuda::check(cudaDeviceSynchronize(), "force kernels");
 
     // Forces: library vs both raw kernels, bit for bit (same arithmetic, same order).
     const layout::aos_vector<atom<Real>> aos_f = raw_aos;
-    const layout::aos_vector<Real> sfx = fx, sfy = fy, sfz = fz;
-    std::size_t differ_soa = 0, differ_aos = 0;
+    const layout::aos_vector<Real> sfx = fx, sfy = fy, sfz = fz, gfx = gx, gfy = gy, gfz = gz;
+    std::size_t differ_soa = 0, differ_aos = 0, differ_split = 0;
     for (std::size_t i = 0; i < n; ++i) {
         const atom<Real> l = lib_f[i], r = aos_f[i];
         differ_aos += l.f.x != r.f.x || l.f.y != r.f.y || l.f.z != r.f.z;
         differ_soa += l.f.x != Real(sfx[i]) || l.f.y != Real(sfy[i]) || l.f.z != Real(sfz[i]);
+        differ_split += l.f.x != Real(gfx[i]) || l.f.y != Real(gfy[i]) || l.f.z != Real(gfz[i]);
     }
 
     // The bytes the kernel must move at least: each atom's count, plain count, neighbor indices
@@ -323,8 +360,9 @@ void compare_raw(simulation<Real, Layout, device_backend>& sim, const char* name
     const double bound_ms = bytes / (copy_gbs * 1e6);
     std::printf("\nForce kernel, %zu atoms, %.1f neighbors per atom (full list), median of %d:\n",
                 n, pairs / double(n), reps);
-    std::printf("  library %-8s %9.4f ms  %.3fx raw SoA, %.3fx raw AoS; %5.1f%% of the byte bound\n",
-                name, lib_ms, lib_ms / soa_ms, lib_ms / aos_ms,
+    std::printf("  library %-8s %9.4f ms  %.3fx raw SoA, %.3fx raw AoS, %.3fx raw split; %5.1f%% "
+                "of the byte bound\n",
+                name, lib_ms, lib_ms / soa_ms, lib_ms / aos_ms, lib_ms / split_ms,
                 100.0 * bound_ms / lib_ms);
     std::printf("  raw SoA          %9.4f ms  forces differ from the library's in %zu atoms\n",
                 soa_ms, differ_soa);
@@ -333,6 +371,8 @@ void compare_raw(simulation<Real, Layout, device_backend>& sim, const char* name
     if (own_ms > 0)
         std::printf("  raw %-8s     %9.4f ms  on the library's own memory: library %.3fx of it\n",
                     name, own_ms, lib_ms / own_ms);
+    std::printf("  raw split        %9.4f ms  forces differ from the library's in %zu atoms\n",
+                split_ms, differ_split);
     std::printf("  byte bound       %9.4f ms  (%.3g MB at the device copy's %.0f GB/s)\n", bound_ms,
                 bytes / 1e6, copy_gbs);
 }

@@ -46,6 +46,11 @@ struct atom {
     int id;       // the data file's atom id (atoms are reordered by cell)
 };
 
+/// --layout split: the positions, which the force kernel gathers by neighbor index, packed as
+/// an AoS of vec3 (one 24-byte element per atom in double); velocities, forces, type and id SoA.
+template <class Real>
+using split_layout = layout::policy::split<layout::policy::aos, layout::policy::soa, &atom<Real>::x>;
+
 /// Bad input: the message names the file, line or value. main prints it and exits with 1.
 struct input_error : std::runtime_error {
     using std::runtime_error::runtime_error;
@@ -81,7 +86,7 @@ struct options {
     long steps = 100;
     long thermo = 50;
     long every = 20;
-    std::string layout = "soa"; // aos | soa | aosoa32
+    std::string layout = "soa"; // aos | soa | aosoa32 | split (positions AoS, the rest SoA)
     std::string device = "cpu"; // cpu | gpu
     std::string precision = "double";
     std::string neighbor;       // half | full; default: half on the CPU, full on the GPU
@@ -95,7 +100,7 @@ struct options {
 inline const char* usage =
     "usage: md (--data FILE | --lattice fcc RHO --cells NX NY NZ [--temp T] [--seed S])\n"
     "          [--cutoff 2.5] [--skin 0.3] [--dt 0.005] [--steps 100] [--thermo 50] [--every 20]\n"
-    "          [--layout aos|soa|aosoa32] [--device cpu|gpu] [--precision double|float]\n"
+    "          [--layout aos|soa|aosoa32|split] [--device cpu|gpu] [--precision double|float]\n"
     "          [--neighbor half|full] [--digits 8] [--threads 1] [--no-timing]\n"
     "          [--compare-raw [REPS]]\n";
 
@@ -171,9 +176,10 @@ inline options parse_options(int argc, char** argv) {
             o.every = detail::to_long(value("reneighbor interval"), "--every");
             if (o.every <= 0) throw input_error("--every must be positive");
         } else if (opt == "--layout") {
-            o.layout = value("aos, soa or aosoa32");
-            if (o.layout != "aos" && o.layout != "soa" && o.layout != "aosoa32")
-                throw input_error("--layout: '" + o.layout + "' is not aos, soa or aosoa32");
+            o.layout = value("aos, soa, aosoa32 or split");
+            if (o.layout != "aos" && o.layout != "soa" && o.layout != "aosoa32" &&
+                o.layout != "split")
+                throw input_error("--layout: '" + o.layout + "' is not aos, soa, aosoa32 or split");
         } else if (opt == "--device") {
             o.device = value("cpu or gpu");
             if (o.device != "cpu" && o.device != "gpu")
@@ -229,6 +235,7 @@ int with_types(const options& o, Go&& go) {
     auto with_layout = [&]<class Real>() {
         if (o.layout == "aos") return go.template operator()<Real, layout::policy::aos>();
         if (o.layout == "soa") return go.template operator()<Real, layout::policy::soa>();
+        if (o.layout == "split") return go.template operator()<Real, split_layout<Real>>();
         return go.template operator()<Real, layout::policy::aosoa<32>>();
     };
     return o.precision == "float" ? with_layout.template operator()<float>()

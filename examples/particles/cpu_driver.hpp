@@ -222,6 +222,9 @@ struct cpu_backend {
             layout::for_each_index(layout::exec::serial, v, f);
     }
     template <class F, class View>
+    static constexpr bool has_raw =
+        std::is_invocable_v<cpu_raw_runner, const F&, const View&, std::size_t, std::size_t>;
+    template <class F, class View>
     void run_raw(const F& f, const View& v) const {
         if (parallel)
             cpu_raw_runner{}.parallel(f, v);

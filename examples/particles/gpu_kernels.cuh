@@ -50,6 +50,12 @@ __global__ void raw_aosoa32_drift_Particle(raw::ParticleBlock32* __restrict__ b,
     if (i < n) raw::drift(b[i / 32], i % 32, dt);
 }
 
+__global__ void raw_split_drift_Particle(raw::Kinematics* __restrict__ k, std::size_t n,
+                                         float dt) {
+    const std::size_t i = std::size_t{blockIdx.x} * blockDim.x + threadIdx.x;
+    if (i < n) raw::drift(k, i, dt);
+}
+
 // ---- wide drift --------------------------------------------------------------------------------
 
 __global__ void raw_aos_wide_drift_WideParticle(WideParticle* __restrict__ p, std::size_t n,
@@ -189,6 +195,11 @@ struct gpu_raw_runner {
         layout::cuda::check_launch("llama_aos_drift_Particle");
     }
 
+    void operator()(const drift& f, const layout::view<Particle, split_of<Particle>>& v) const {
+        raw_split_drift_Particle<<<blocks_for(v.size()), threads_per_block, 0, stream>>>(
+            split_hot<raw::Kinematics>(v), v.size(), f.dt);
+        layout::cuda::check_launch("raw_split_drift_Particle");
+    }
     void operator()(const wide_drift& f, const layout::view<WideParticle, aos>& v) const {
         raw_aos_wide_drift_WideParticle<<<blocks_for(v.size()), threads_per_block, 0, stream>>>(
             aos_data(v), v.size(), f.dt);

@@ -266,7 +266,20 @@ static_assert(offsetof(WideBlock32, mass) ==
 static_assert(offsetof(WideBlock32, flags) ==
               layout::mapping<WideParticle, layout::policy::aosoa<32>>::lane_offsets[15]);
 
+/// The hot part of a Particle under particles::split_of<Particle>: an array of these, then the
+/// cold mass and charge columns (which drift does not touch).
+struct Kinematics {
+    float x, y, z, vx, vy, vz;
+};
+static_assert(sizeof(Kinematics) == 24);
+
 // drift
+LAYOUT_HOST_DEVICE LAYOUT_FORCEINLINE void drift(Kinematics* LAYOUT_RESTRICT p, std::size_t i,
+                                                 float dt) {
+    p[i].x += p[i].vx * dt;
+    p[i].y += p[i].vy * dt;
+    p[i].z += p[i].vz * dt;
+}
 LAYOUT_HOST_DEVICE LAYOUT_FORCEINLINE void drift(Particle* LAYOUT_RESTRICT p, std::size_t i,
                                                  float dt) {
     p[i].x += p[i].vx * dt;

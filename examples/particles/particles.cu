@@ -18,6 +18,7 @@
 
 #include <cstdio>
 #include <exception>
+#include <type_traits>
 #include <vector>
 
 namespace particles {
@@ -30,6 +31,8 @@ struct gpu_backend {
     void run_lib(const F& f, const View& v) const {
         layout::cuda::for_each_index<1>(v, f); // one per thread: the raw kernel's twin
     }
+    template <class F, class View>
+    static constexpr bool has_raw = std::is_invocable_v<gpu_raw_runner, const F&, const View&>;
     template <class F, class View>
     void run_raw(const F& f, const View& v) const {
         gpu_raw_runner{}(f, v);

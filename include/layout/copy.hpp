@@ -15,6 +15,8 @@
 #include "memory.hpp"
 #include "policies.hpp"
 #include "scratch.hpp"
+#include "selection.hpp"
+#include "detail/leaf_pack.hpp"
 #include "view.hpp"
 
 #include <algorithm>
@@ -48,7 +50,7 @@ auto byte_ranges(const V& v) noexcept {
     using T = typename V::value_type;
     using L = typename V::layout_type;
     struct ranges {
-        std::array<byte_range, leaf_count_v<T> + 1> runs{};
+        std::array<byte_range, max_runs_v<T>> runs{};
         std::size_t count = 0;
         const byte_range* begin() const noexcept { return runs.data(); }
         const byte_range* end() const noexcept { return runs.data() + count; }
@@ -117,7 +119,7 @@ void copy_same_layout_on_host(const view<T, Layout>& dst, const view<const T, La
         const std::byte* s;
         std::size_t first, last; // bytes [first, last) of the runs end to end
     };
-    std::array<run, leaf_count_v<T> + 1> runs{};
+    std::array<run, max_runs_v<std::remove_const_t<T>>> runs{};
     std::size_t count = 0, total = 0;
     for_each_run(dst, src, n, [&](void* d, const void* s, std::size_t bytes) {
         runs[count++] = {static_cast<std::byte*>(d), static_cast<const std::byte*>(s), total,
@@ -142,7 +144,7 @@ void copy_same_layout_on_host(const view<T, Layout>& dst, const view<const T, La
 template <class T, class Layout>
 bool runs_move_independently(const view<T, Layout>& dst, const view<const T, Layout>& src,
                              std::size_t n) noexcept {
-    constexpr std::size_t most = leaf_count_v<T> + 1;
+    constexpr std::size_t most = max_runs_v<std::remove_const_t<T>>;
     std::array<byte_range, most> d{}, s{};
     std::size_t runs = 0;
     for_each_run(dst, src, n, [&](void* dp, const void* sp, std::size_t bytes) {
@@ -203,7 +205,106 @@ void convert_on_host(const view<T, DstLayout>& dst, const view<const T, SrcLayou
     throw_size_mismatch(function, src, "elements in the source", dst, "the destination");
 }
 
+// ---- selections: some leaves of each element ---------------------------------------------------
+
+/// The leaves a selection S chose, as an index_sequence.
+template <class S, class = std::make_index_sequence<S::leaves.size()>>
+struct selected_leaves;
+template <class S, std::size_t... I>
+struct selected_leaves<S, std::index_sequence<I...>> {
+    using type = std::index_sequence<S::leaves[I]...>;
+};
+template <class S>
+using selected_leaves_t = typename selected_leaves<S>::type;
+
+/// The element type a selection reaches.
+template <class S>
+using selected_t = std::remove_const_t<typename S::element_type>;
+
+/// Both selections choose leaves of the same types in the same order.
+template <class Src, class Dst, std::size_t... SL, std::size_t... DL>
+constexpr bool same_leaf_types(std::index_sequence<SL...>, std::index_sequence<DL...>) {
+    if constexpr (sizeof...(SL) != sizeof...(DL))
+        return false;
+    else
+        return (std::is_same_v<leaf_t<selected_t<Src>, SL>, leaf_t<selected_t<Dst>, DL>> && ...);
+}
+template <class Src, class Dst>
+constexpr void check_selections() {
+    static_assert(!std::is_const_v<typename Dst::element_type>,
+                  "layout: copy writes the destination: select<...> on a mutable view");
+    static_assert(same_leaf_types<Src, Dst>(selected_leaves_t<Src>{}, selected_leaves_t<Dst>{}),
+                  "layout: copy of selections: both must choose leaves of the same types in the "
+                  "same order");
+}
+
+/// For each leaf a selection chose, the bytes from its value in the first element to its
+/// value in the last (pointer arithmetic only; every layout's leaf addresses grow with i).
+template <class S, std::size_t... L>
+auto selected_bounds(const S& s, std::index_sequence<L...>) noexcept {
+    const auto first = s.storage().at(0), last = s.storage().at(s.size() - 1);
+    auto bounds = [](const auto& a, const auto& b) {
+        const auto x = reinterpret_cast<std::uintptr_t>(&a), y = reinterpret_cast<std::uintptr_t>(&b);
+        return byte_range{std::min(x, y), std::max(x, y) + sizeof(a)};
+    };
+    return std::array<byte_range, sizeof...(L)>{
+        bounds(first.template leaf<L>(), last.template leaf<L>())...};
+}
+/// Whether some chosen leaf of a may share bytes with some chosen leaf of b.
+template <class A, class B>
+bool selections_overlap(const A& a, const B& b) noexcept {
+    if (a.size() == 0 || b.size() == 0) return false;
+    for (const byte_range& x : selected_bounds(a, selected_leaves_t<A>{}))
+        for (const byte_range& y : selected_bounds(b, selected_leaves_t<B>{}))
+            if (ranges_overlap(x, y)) return true;
+    return false;
+}
+
+/// The chosen leaves' values, one column each: the staging block of an overlapping or
+/// cross-memory copy of selections, which holds nothing else.
+template <class S>
+using selection_stage = scratch<leaf_pack_of<selected_t<S>, typename S::leaf_list>, policy::soa>;
+
+/// dst's leaves DL... = src's leaves SL... (paired in order) for elements [0, n), leaf by leaf;
+/// src and dst are storages (or narrowed storages) in host memory.
+template <class DS, class SS, std::size_t... DL, std::size_t... SL>
+void copy_leaves(const DS& dst, const SS& src, std::size_t n, std::index_sequence<DL...>,
+                 std::index_sequence<SL...>) {
+    (
+        [&] {
+            for (std::size_t i = 0; i < n; ++i)
+                dst.at(i).template leaf<DL>() = src.at(i).template leaf<SL>();
+        }(),
+        ...);
+}
+
 } // namespace detail
+
+/// Copies the chosen fields of every element of src into those of dst (host memory, any two
+/// layouts, any selections of the same leaf types in the same order); dst's other fields are
+/// not touched. Throws std::length_error, writing nothing, when the sizes differ. Selections
+/// may overlap (the result is the old src, through a staging block of the chosen leaves).
+///
+///     layout::copy(a.select<&P::x, &P::y>(), b.select<&P::x, &P::y>());   // only x and y move
+template <class SrcView, auto... SrcKeys, class DstView, auto... DstKeys>
+void copy(const selection<SrcView, SrcKeys...>& src, const selection<DstView, DstKeys...>& dst) {
+    using S = selection<SrcView, SrcKeys...>;
+    using D = selection<DstView, DstKeys...>;
+    detail::check_selections<S, D>();
+    if (src.size() != dst.size())
+        detail::throw_copy_size_mismatch("layout::copy", src.size(), dst.size());
+    const std::size_t n = src.size();
+    using dst_leaves = detail::selected_leaves_t<D>;
+    using src_leaves = detail::selected_leaves_t<S>;
+    if (!detail::selections_overlap(src, dst)) {
+        detail::copy_leaves(dst.storage(), src.storage(), n, dst_leaves{}, src_leaves{});
+        return;
+    }
+    const detail::selection_stage<S> stage(n, host_memory::default_resource());
+    using all = std::make_index_sequence<S::leaves.size()>;
+    detail::copy_leaves(stage.view().storage(), src.storage(), n, all{}, src_leaves{});
+    detail::copy_leaves(dst.storage(), stage.view().storage(), n, dst_leaves{}, all{});
+}
 
 /// Copies every element of src into dst (host memory, any two layouts of the same T), on this
 /// thread (exec::serial) or all cores (exec::parallel, the default; see <layout/execution.hpp>).

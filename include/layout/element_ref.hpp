@@ -12,6 +12,7 @@
 
 #include "config.hpp"
 #include "layouts/concept.hpp"
+#include "path.hpp"
 #include "reflect.hpp"
 
 #include <concepts>
@@ -316,20 +317,6 @@ inline constexpr bool is_element_ref_v = false;
 template <class U, std::size_t F, class C>
 inline constexpr bool is_element_ref_v<element_ref<U, F, C>> = true;
 
-/// Field index from a key: an index, or a member pointer of the struct U.
-template <class U, auto Key>
-constexpr std::size_t field_key_index() {
-    if constexpr (std::is_integral_v<decltype(Key)>) {
-        return static_cast<std::size_t>(Key);
-    } else {
-        static_assert(std::is_member_object_pointer_v<decltype(Key)>,
-                      "layout: get<Key>: Key is a field index or a pointer to a data member");
-        static_assert(std::is_same_v<typename member_pointer_traits<Key>::class_type, U>,
-                      "layout: get<&S::m>: the member pointer belongs to another struct than "
-                      "this element (for a nested member, get the outer member first)");
-        return field_index_v<Key>;
-    }
-}
 } // namespace detail
 
 /// Field of an element proxy by index or member pointer: get<2>(v[i]), get<&P::z>(v[i]).

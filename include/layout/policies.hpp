@@ -1,6 +1,7 @@
 /// \file policies.hpp
-/// The three layouts, each in its own file under layouts/, and what every layout provides
-/// (layouts/concept.hpp):
+/// The layouts, each in its own file under layouts/ (aos, soa, aosoa<N>, and split<First, Second,
+/// Keys...>, which stores chosen fields in one of them and the rest in another), and what every
+/// layout provides (layouts/concept.hpp):
 ///
 ///     struct P { float x; double d; };                    // leaves: x (4 B), d (8 B)
 ///     mapping<P, policy::aos>::offset(i, l, cap)          // i*16 + {0, 8}[l]
@@ -12,6 +13,7 @@
 #include "layouts/aosoa.hpp"
 #include "layouts/concept.hpp"
 #include "layouts/soa.hpp"
+#include "layouts/split.hpp"
 
 #include <cstddef>
 
@@ -19,6 +21,7 @@ namespace layout {
 
 /// Allocation alignment of every container block: enough for any leaf and for a SoA column.
 inline constexpr std::size_t block_alignment = policy::soa::column_alignment;
+static_assert(block_alignment % policy::split<policy::aos, policy::aos, 0>::part_alignment == 0);
 
 namespace detail {
 /// Instantiates what a layout checks about T at compile time (the aosoa lane count), for view

@@ -174,6 +174,19 @@ public:
     template <auto Key, auto... Rest>
     void column() const&& = delete; // layout: would dangle; name the container
 
+    /// view().select<Keys...>(): some fields of every element (selection.hpp); ill-formed on a
+    /// temporary container, as column is.
+    template <auto... Keys>
+    auto select() & noexcept {
+        return view().template select<Keys...>();
+    }
+    template <auto... Keys>
+    auto select() const& noexcept {
+        return view().template select<Keys...>();
+    }
+    template <auto... Keys>
+    void select() const&& = delete; // layout: would dangle; name the container
+
     // ---- resource and stream ----------------------------------------------------------------
 
     resource_ref resource() const noexcept { return resource_; }

@@ -20,8 +20,10 @@
 #include "config.hpp"
 #include "element_ref.hpp"
 #include "iterator.hpp"
+#include "path.hpp"
 #include "policies.hpp"
 #include "reflect.hpp"
+#include "selection.hpp"
 
 #include <cstddef>
 #include <ranges>
@@ -30,9 +32,6 @@
 namespace layout {
 
 namespace detail {
-template <class>
-inline constexpr bool dependent_false_v = false;
-
 /// A's type, in a function pointer R (*)(A).
 template <class F>
 struct first_argument;
@@ -47,34 +46,6 @@ struct first_argument<R (*)(A)> {
 template <class F>
 using first_argument_t = typename first_argument<F>::type;
 
-/// Leaf index reached by a path of keys (field indices or member pointers) from T. Each step is
-/// checked before it is taken, so a bad path gives its one message and nothing after it.
-template <class T, auto Key, auto... Rest>
-constexpr std::size_t leaf_of_path() {
-    constexpr std::size_t field = field_key_index<T, Key>();
-    if constexpr (field >= field_count<T>()) {
-        static_assert(dependent_false_v<T>,
-                      "layout: column<...>: a path index is out of range (past the end of a "
-                      "std::array member, or past the last field of a struct)");
-        return 0;
-    } else {
-        constexpr std::size_t first = first_leaf<T>[field];
-        using F = field_t<T, field>;
-        if constexpr (sizeof...(Rest) == 0) {
-            static_assert(is_leaf_v<F>,
-                          "layout: column<...>: the path must end at a scalar member "
-                          "(add the nested member, e.g. column<&P::pos, &Vec3::x>)");
-            return first;
-        } else if constexpr (is_leaf_v<F>) {
-            static_assert(dependent_false_v<F>,
-                          "layout: column<...>: the path goes on past a scalar member; end it "
-                          "there");
-            return first;
-        } else {
-            return first + leaf_of_path<F, Rest...>();
-        }
-    }
-}
 } // namespace detail
 
 template <class T, class Layout>
@@ -142,6 +113,13 @@ public:
     LAYOUT_HOST_DEVICE auto leaf_column() const noexcept {
         static_assert(L < leaf_count_v<T>, "layout: leaf index out of range");
         return layout::column<view, L>(*this);
+    }
+
+    /// Some fields of every element, named as column's path keys are, each a whole field or a
+    /// layout::path<...> (selection.hpp): select<&P::x, &P::y>(), select<0, 2>().
+    template <auto... Keys>
+    LAYOUT_HOST_DEVICE auto select() const noexcept {
+        return layout::selection<view, Keys...>(*this);
     }
 
     /// The layout's one pointer, where it has one: the elements as the user's struct (AoS),

@@ -1,5 +1,5 @@
 // A path that goes on after reaching a scalar member.
-// expected-error: layout: column<...>: the path goes on past a scalar member
+// expected-error: layout: column<...> or path<...>: the path goes on past a scalar member
 // expected-max-lines: 30
 #include <layout/view.hpp>
 

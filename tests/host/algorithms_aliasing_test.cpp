@@ -209,8 +209,7 @@ TYPED_TEST(overlapping_copy, same_layout_like_memmove) {
     using T = typename TypeParam::value_type;
     using C = typename TypeParam::container;
     using L = typename TypeParam::policy;
-    std::size_t step = 1;
-    if constexpr (requires { L::lanes; }) step = L::lanes; // views start at a block
+    const std::size_t step = layout::mapping<T, L>::rounded_capacity(1); // views start at a block
     std::mt19937 g(15);
     for (std::size_t n : {std::size_t{1}, std::size_t{5}, std::size_t{37}, std::size_t{200}}) {
         for (std::size_t s_blocks : {0, 1, 3})

@@ -78,7 +78,7 @@ struct padded_aos {
     };
 
     /// One run, from the first element to the end of the last one (padding between them
-    /// included: at most leaf_count + 1 runs, says the concept).
+    /// included: at most max_runs_v runs, says the concept).
     template <class T, class F, class... S>
     static void runs(std::size_t n, F&& f, const S&... s) {
         if (n) f((n - 1) * storage<T>::stride + sizeof(T), layout::detail::void_pointer(s.data)...);

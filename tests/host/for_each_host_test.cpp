@@ -126,7 +126,9 @@ using cases = ::testing::Types<
     test_case<Mixed, layout::policy::aos>, test_case<Mixed, layout::policy::soa>,
     test_case<Mixed, layout::policy::aosoa<32>>, test_case<Mixed, layout::policy::aosoa<3>>,
     test_case<Body, layout::policy::aos>, test_case<Body, layout::policy::soa>,
-    test_case<Body, layout::policy::aosoa<16>>, test_case<Body, layout::policy::aosoa<1>>>;
+    test_case<Body, layout::policy::aosoa<16>>, test_case<Body, layout::policy::aosoa<1>>,
+    test_case<Particle, layout::policy::split<layout::policy::aos, layout::policy::soa, 0, 2>>,
+    test_case<Body, layout::policy::split<layout::policy::aosoa<8>, layout::policy::soa, 0>>>;
 TYPED_TEST_SUITE(for_each_host, cases);
 
 TYPED_TEST(for_each_host, serial_and_parallel_match_the_model) {
@@ -208,7 +210,8 @@ template <class L>
 class for_each_host_reach : public ::testing::Test {};
 using particle_layouts =
     ::testing::Types<layout::policy::aos, layout::policy::soa, layout::policy::aosoa<32>,
-                     layout::policy::aosoa<8>, layout::policy::aosoa<1>>;
+                     layout::policy::aosoa<8>, layout::policy::aosoa<1>,
+                     layout::policy::split<layout::policy::aosoa<8>, layout::policy::aos, 0, 7>>;
 TYPED_TEST_SUITE(for_each_host_reach, particle_layouts);
 
 TYPED_TEST(for_each_host_reach, functor_reaches_other_elements) {

@@ -45,6 +45,11 @@ inline constexpr bool is_aosoa_v = false;
 template <std::size_t N>
 inline constexpr bool is_aosoa_v<policy::aosoa<N>> = true;
 
+template <class Layout>
+inline constexpr bool is_split_v = false;
+template <class F, class S, auto... K>
+inline constexpr bool is_split_v<policy::split<F, S, K...>> = true;
+
 /// The properties every layout must have, and those of its kind, at one capacity.
 template <class T, class Layout>
 constexpr proof prove(std::size_t capacity) {
@@ -99,6 +104,12 @@ constexpr proof prove(std::size_t capacity) {
                 if (i >= lanes &&
                     offset != map::offset(i - lanes, l, capacity) + map::block_bytes)
                     return broken("AoSoA blocks are not block_bytes apart", capacity, i, l);
+            } else if constexpr (is_split_v<Layout>) {
+                const std::size_t second = map::second_offset(capacity);
+                if (second % layout::block_alignment != 0)
+                    return broken("split's second part does not start a block", capacity, i, l);
+                if (map::parts::in_first[l] != (offset < second))
+                    return broken("split leaf lies in the other part", capacity, i, l);
             }
         }
     }
@@ -157,6 +168,10 @@ static_assert(holds_for_every_layout<Mixed>());
 static_assert(holds_for_every_layout<Nested>());
 static_assert(holds_for_every_layout<Grid>());
 static_assert(holds_for_every_layout<Padded>());
+// The split layouts on a small struct (more would pass clang's constexpr step limit; every
+// shape is proved at run time below).
+static_assert(prove_all_capacities<Mixed, policy::split<policy::aos, policy::soa, 0>>());
+static_assert(prove_all_capacities<Mixed, policy::split<policy::aosoa<3>, policy::aos, 1>>());
 // (Aligned is proved at run time below only: its proof exceeds clang's constexpr step limit.)
 
 // Spot checks of the numbers the layout files (layouts/*.hpp) document.
@@ -170,6 +185,12 @@ static_assert(mapping<two, policy::soa>::offset(5, 1, 100) == 512 + 256 + 5 * 8)
 static_assert(mapping<two, policy::aosoa<32>>::offset(33, 1, 0) == 384 + 128 + 8);
 static_assert(mapping<Particle, policy::soa>::bytes(33) == 8 * (256 + 256));
 static_assert(mapping<Particle, policy::soa>::bytes(0) == 0);
+// x, y, z as an AoS of 12-byte elements; then vx.. as SoA from the next 256-byte boundary.
+using hot_xyz = policy::split<policy::aos, policy::soa, &Particle::x, &Particle::y, &Particle::z>;
+static_assert(mapping<Particle, hot_xyz>::offset(5, 2, 100) == 5 * 12 + 8);
+static_assert(mapping<Particle, hot_xyz>::offset(5, 3, 100) == 1280 + 5 * 4);
+static_assert(mapping<Particle, hot_xyz>::offset(5, 4, 100) == 1280 + 768 + 5 * 4);
+static_assert(mapping<Particle, policy::split<policy::aosoa<32>, policy::aosoa<8>, 0>>::rounded_capacity(33) == 64);
 static_assert(mapping<Mixed, policy::aosoa<4>>::block_bytes == 32 + 16 + 4 + 4);
 
 // Each layout provides what layouts/concept.hpp lists (custom_layout_test adds a fourth).
@@ -205,6 +226,11 @@ TEST(mapping, aosoa1_is_sound) { expect_proof_for_every_shape<policy::aosoa<1>>(
 TEST(mapping, aosoa3_is_sound) { expect_proof_for_every_shape<policy::aosoa<3>>(); }
 TEST(mapping, aosoa4_is_sound) { expect_proof_for_every_shape<policy::aosoa<4>>(); }
 TEST(mapping, aosoa32_is_sound) { expect_proof_for_every_shape<policy::aosoa<32>>(); }
+TEST(mapping, split_is_sound) {
+    expect_proof_for_every_shape<policy::split<policy::aos, policy::soa, 0>>();
+    expect_proof_for_every_shape<policy::split<policy::soa, policy::aosoa<4>, 1, 2>>();
+    expect_proof_for_every_shape<policy::split<policy::aosoa<3>, policy::aos, 1>>();
+}
 
 TEST(mapping, holds_in_constant_evaluation_too) {
     EXPECT_TRUE(holds_for_every_layout<Particle>());
@@ -226,7 +252,9 @@ template <class T>
 constexpr bool views_are_plain_handles =
     is_plain_handle_v<T, policy::aos> && is_plain_handle_v<T, policy::soa> &&
     is_plain_handle_v<T, policy::aosoa<1>> && is_plain_handle_v<T, policy::aosoa<3>> &&
-    is_plain_handle_v<T, policy::aosoa<4>> && is_plain_handle_v<T, policy::aosoa<32>>;
+    is_plain_handle_v<T, policy::aosoa<4>> && is_plain_handle_v<T, policy::aosoa<32>> &&
+    is_plain_handle_v<T, policy::split<policy::aos, policy::soa, 0>> &&
+    is_plain_handle_v<T, policy::split<policy::aosoa<3>, policy::aos, 1>>;
 
 static_assert(views_are_plain_handles<Particle>);
 static_assert(views_are_plain_handles<Mixed>);

@@ -83,8 +83,7 @@ TYPED_TEST(parallel_algorithms, overlapping_copy_like_memmove) {
     using T = typename TypeParam::value_type;
     using C = typename TypeParam::container;
     using L = typename TypeParam::policy;
-    std::size_t step = 1;
-    if constexpr (requires { L::lanes; }) step = L::lanes;
+    const std::size_t step = layout::mapping<T, L>::rounded_capacity(1);
     std::mt19937 g(2);
     for (std::size_t n : {std::size_t{5}, std::size_t{200}, std::size_t{3000}})
         for (std::size_t s_blocks : {0, 1, 3})

@@ -1,7 +1,7 @@
 /// \file test_types.hpp
 /// Element types, layouts and oracles shared by the container and view tests.
 ///
-///     using combos = layout_test::all_combos;          // 3 element types x 5 layouts
+///     using combos = layout_test::all_combos;          // 3 element types x 7 layouts
 ///     TYPED_TEST_SUITE(my_suite, combos, layout_test::combo_names);
 ///     typename TypeParam::container v(10);             // e.g. layout::aosoa<Body, 3>
 ///     auto x = layout_test::random_value<Body>(rng);   // deterministic, exactly representable
@@ -249,6 +249,18 @@ struct aosoa_layout {
     static std::string name() { return "aosoa" + std::to_string(N); }
 };
 
+/// Hot and cold: field Key (whole, with its leaves) in First, the rest in Second (every test
+/// type has at least two fields).
+template <class First, class Second, std::size_t Key>
+struct split_layout {
+    using policy = layout::policy::split<First, Second, Key>;
+    template <class T>
+    using container = layout::vector<T, policy>;
+    static std::string name() { return "split_" + First::name() + "_" + Second::name(); }
+};
+using split_aos_soa = split_layout<layout::policy::aos, layout::policy::soa, 0>;
+using split_aosoa_aos = split_layout<layout::policy::aosoa<4>, layout::policy::aos, 1>;
+
 template <class T, class Layout>
 struct combo {
     using value_type = T;
@@ -264,7 +276,9 @@ struct combo {
         ::layout_test::combo<T, ::layout_test::soa_layout>,                                      \
         ::layout_test::combo<T, ::layout_test::aosoa_layout<4>>,                                 \
         ::layout_test::combo<T, ::layout_test::aosoa_layout<32>>,                                \
-        ::layout_test::combo<T, ::layout_test::aosoa_layout<3>>
+        ::layout_test::combo<T, ::layout_test::aosoa_layout<3>>,                                 \
+        ::layout_test::combo<T, ::layout_test::split_aos_soa>,                                   \
+        ::layout_test::combo<T, ::layout_test::split_aosoa_aos>
 
 /// Every (element type, layout) pair.
 using all_combos = ::testing::Types<LAYOUT_TEST_COMBOS_OF(Particle), LAYOUT_TEST_COMBOS_OF(Mixed),
@@ -280,7 +294,8 @@ struct combo_names {
 
 /// Every layout.
 using all_layouts =
-    ::testing::Types<aos_layout, soa_layout, aosoa_layout<4>, aosoa_layout<32>, aosoa_layout<3>>;
+    ::testing::Types<aos_layout, soa_layout, aosoa_layout<4>, aosoa_layout<32>, aosoa_layout<3>,
+                     split_aos_soa, split_aosoa_aos>;
 
 /// Test names such as `aosoa32` for suites over all_layouts.
 struct layout_names {
@@ -369,6 +384,13 @@ layout::view<T, L> shifted(const layout::view<T, L>& v, std::ptrdiff_t by, std::
                                     layout::detail::leaf_table<std::remove_const_t<T>>[l].size);
     } else if constexpr (std::is_same_v<L, layout::policy::aos>) {
         s.data += by;
+    } else if constexpr (requires { typename L::first_layout; }) { // split: each part by itself
+        using parts = typename layout::mapping<std::remove_const_t<T>, L>::parts;
+        using first = layout::detail::copy_const_t<T, typename parts::first_type>;
+        using second = layout::detail::copy_const_t<T, typename parts::second_type>;
+        s.first = shifted(layout::view<first, typename L::first_layout>(s.first, n), by, n).storage();
+        s.second =
+            shifted(layout::view<second, typename L::second_layout>(s.second, n), by, n).storage();
     } else {
         s.data += by / static_cast<std::ptrdiff_t>(L::lanes) *
                   static_cast<std::ptrdiff_t>(layout::mapping<std::remove_const_t<T>, L>::block_bytes);

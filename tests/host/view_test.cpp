@@ -40,6 +40,8 @@ static_assert(handles_for_all_types<soa_layout>());
 static_assert(handles_for_all_types<aosoa_layout<4>>());
 static_assert(handles_for_all_types<aosoa_layout<32>>());
 static_assert(handles_for_all_types<aosoa_layout<3>>());
+static_assert(handles_for_all_types<split_aos_soa>());
+static_assert(handles_for_all_types<split_aosoa_aos>());
 
 /// Writing a whole element through v[0].
 template <class View, class T>
@@ -463,13 +465,7 @@ TYPED_TEST(views, proxy_swap) {
 template <class T, class P, class C, std::size_t... L>
 void check_addresses(const C& c, std::index_sequence<L...>) {
     const auto v = c.view();
-    const std::byte* block;
-    if constexpr (std::is_same_v<P, layout::policy::aos>)
-        block = reinterpret_cast<const std::byte*>(v.storage().data);
-    else if constexpr (std::is_same_v<P, layout::policy::soa>)
-        block = static_cast<const std::byte*>(v.storage().columns[0]);
-    else
-        block = v.storage().data;
+    const auto* block = static_cast<const std::byte*>(v.storage().first_byte());
     for (std::size_t i = 0; i < c.size(); ++i) {
         const auto cursor = v.storage().at(i);
         const bool ok =

@@ -9,20 +9,26 @@
 ///     layout::cuda::copy(soa_dev.view(), host_aos.view(), stream);  // then host_aos is there
 ///
 /// Throws std::length_error if the sizes differ; the views may overlap (as with memmove).
+/// Selections (view.select<...>()) copy only their chosen fields, the same way.
 #pragma once
 
 #if !defined(__CUDACC__)
 #  error "layout/cuda/copy.hpp needs a CUDA compiler (nvcc)"
 #endif
 
+#include "../copy.hpp"
 #include "../memory.hpp"
 #include "../view.hpp"
+#include "detail/launch.hpp"
+#include "error.hpp"
 #include "memory.hpp"
 #include "transfer.hpp"
 
 #include <cuda_runtime.h>
 
+#include <cstddef>
 #include <type_traits>
+#include <utility>
 
 namespace layout::cuda {
 
@@ -64,5 +70,94 @@ void copy(const layout::view<T, SrcLayout>& src, const layout::view<T, DstLayout
     cuda::copy(layout::view<const T, SrcLayout>(src), dst, stream);
 }
 // clang-format on
+
+namespace detail {
+/// dst's leaves DL... = src's leaves SL... (paired in order) for elements [0, n), one thread an
+/// element; dst and src are (narrowed) storages the GPU reaches.
+template <class DS, class SS, std::size_t... DL, std::size_t... SL>
+__device__ LAYOUT_FORCEINLINE void copy_leaves_of(const DS& dst, const SS& src, std::size_t i,
+                                                  std::index_sequence<DL...>,
+                                                  std::index_sequence<SL...>) {
+    const auto from = src.at(i);
+    const auto to = dst.at(i);
+    ((to.template leaf<DL>() = from.template leaf<SL>()), ...);
+}
+template <class DS, class SS, class DL, class SL>
+__global__ void copy_leaves_kernel(DS dst, SS src, std::size_t n) {
+    const std::size_t i = std::size_t{blockIdx.x} * blockDim.x + threadIdx.x;
+    if (i < n) copy_leaves_of(dst, src, i, DL{}, SL{});
+}
+template <class DS, class SS, class DL, class SL>
+void copy_leaves_on_gpu(const DS& dst, const SS& src, std::size_t n, DL, SL, cudaStream_t s) {
+    copy_leaves_kernel<DS, SS, DL, SL>
+        <<<grid_size(n, block_size, "layout::cuda::copy"), block_size, 0, s>>>(dst, src, n);
+    check_launch("layout::cuda::copy (selection kernel)");
+}
+} // namespace detail
+
+/// The chosen fields of src into those of dst, as layout::copy does on the host, for
+/// selections anywhere: on the GPU where it reaches both, else through staging blocks that hold
+/// the chosen leaves alone, packed in columns, so that only those bytes cross between host and
+/// device. Asynchronous on stream where both lie on the GPU; a copy with a side in pageable host
+/// memory waits for its stream before returning.
+///
+///     layout::cuda::copy(host.select<&P::x, &P::y, &P::z>(), dev.select<&P::x, &P::y, &P::z>());
+template <class SrcView, auto... SrcKeys, class DstView, auto... DstKeys>
+void copy(const layout::selection<SrcView, SrcKeys...>& src,
+          const layout::selection<DstView, DstKeys...>& dst, stream_ref stream = {}) {
+    using S = layout::selection<SrcView, SrcKeys...>;
+    using D = layout::selection<DstView, DstKeys...>;
+    layout::detail::check_selections<S, D>();
+    if (src.size() != dst.size())
+        layout::detail::throw_copy_size_mismatch("layout::cuda::copy", src.size(), dst.size());
+    const std::size_t n = src.size();
+    if (n == 0) return;
+    const cudaStream_t s = native(stream);
+    const bool src_on_gpu =
+        detail::device_reachable(&src.storage().at(0).template leaf<S::leaves[0]>());
+    const bool dst_on_gpu =
+        detail::device_reachable(&dst.storage().at(0).template leaf<D::leaves[0]>());
+    using src_leaves = layout::detail::selected_leaves_t<S>;
+    using dst_leaves = layout::detail::selected_leaves_t<D>;
+    using all = std::make_index_sequence<S::leaves.size()>;
+    using stage = layout::detail::selection_stage<S>;
+    if (!src_on_gpu && !dst_on_gpu) {
+        layout::copy(src, dst);
+    } else if (src_on_gpu && dst_on_gpu) {
+        if (!layout::detail::selections_overlap(src, dst)) {
+            detail::copy_leaves_on_gpu(dst.storage(), src.storage(), n, dst_leaves{},
+                                       src_leaves{}, s);
+            return;
+        }
+        const stage staged(n, device_memory::default_resource(), stream);
+        detail::copy_leaves_on_gpu(staged.view().storage(), src.storage(), n, all{},
+                                   src_leaves{}, s);
+        detail::copy_leaves_on_gpu(dst.storage(), staged.view().storage(), n, dst_leaves{}, all{},
+                                   s);
+    } else {
+        const stage on_host(n, host_memory::default_resource());
+        const stage on_device(n, device_memory::default_resource(), stream);
+        const auto host_view = on_host.view();
+        const auto device_view = on_device.view();
+        using const_view = layout::view<const typename decltype(host_view)::value_type,
+                                        layout::policy::soa>;
+        if (dst_on_gpu) {
+            layout::detail::copy_leaves(host_view.storage(), src.storage(), n, all{},
+                                        src_leaves{});
+            detail::copy_runs(const_view(host_view), device_view, s);
+            detail::copy_leaves_on_gpu(dst.storage(), device_view.storage(), n, dst_leaves{},
+                                       all{}, s);
+        } else {
+            detail::copy_leaves_on_gpu(device_view.storage(), src.storage(), n, all{},
+                                       src_leaves{}, s);
+            detail::copy_runs(const_view(device_view), host_view, s);
+        }
+        // The host stage is read (or written next) by the host: wait for the stream.
+        check(cudaStreamSynchronize(s), "cudaStreamSynchronize in layout::cuda::copy");
+        if (!dst_on_gpu)
+            layout::detail::copy_leaves(dst.storage(), host_view.storage(), n, dst_leaves{},
+                                        all{});
+    }
+}
 
 } // namespace layout::cuda

@@ -14,7 +14,7 @@
 ///     L::runs<T>(n, f, s...)   calls f(bytes, p...) for each contiguous byte run holding
 ///                         elements [0, n) of the storages s... (views of one layout, whose
 ///                         capacities may differ), the runs in the same order for each;
-///                         at most leaf_count_v<T> + 1 of them
+///                         at most max_runs_v<T> of them (leaf_count_v<T> + 2)
 ///
 /// Optional facts, each asked for by name (requires), never by layout:
 ///     mapping::leaf_run       elements whose values of one leaf are adjacent, in runs
@@ -28,6 +28,8 @@
 ///     storage::advanced(k)    the storage of elements [k, ...): elements start anywhere
 ///     L::block_layout, storage::block_of(i)   a view of the block holding element i whose
 ///                             lanes are affine in i (cuda::for_each_index: vector accesses)
+///     storage::keep<L...>()   a storage of leaves L... alone (at(i).leaf<L>() as before), for
+///                             view::select: SoA keeps only the chosen columns' pointers
 ///     L::host_units, L::host_loop   a loop of its own for layout::for_each_index on the host
 ///     L::name()               what layout::advise calls it
 #pragma once
@@ -39,6 +41,7 @@
 #include <cstddef>
 #include <limits>
 #include <type_traits>
+#include <utility>
 
 namespace layout {
 
@@ -72,6 +75,11 @@ LAYOUT_HOST_DEVICE copy_const_t<P, void>* void_pointer(P* p) noexcept {
 
 } // namespace detail
 
+/// The most runs a layout's runs<T> may make: one per leaf and one of whole blocks (AoSoA), and
+/// one more for a layout of two parts (split), each of which may end in a partial block.
+template <class T>
+inline constexpr std::size_t max_runs_v = leaf_count_v<T> + 2;
+
 /// The (element, leaf, capacity) -> byte offset of T under Layout.
 template <class T, class Layout>
 using mapping = typename Layout::template mapping<T>;
@@ -97,6 +105,31 @@ inline constexpr bool packed_elements_v = [] {
     else
         return false;
 }();
+} // namespace detail
+
+namespace detail {
+/// A storage with no leaves: the part of a split layout that a selection does not reach.
+struct no_leaves {
+    struct cursor {};
+    LAYOUT_HOST_DEVICE cursor at(std::size_t) const noexcept { return {}; }
+};
+
+/// Storage s narrowed to leaves L... (storage::keep where the layout has it, else s itself,
+/// whose pointers already serve every leaf).
+template <std::size_t... L, class S>
+LAYOUT_HOST_DEVICE auto keep_leaves(const S& s) noexcept {
+    if constexpr (sizeof...(L) == 0)
+        return no_leaves{};
+    else if constexpr (requires { s.template keep<L...>(); })
+        return s.template keep<L...>();
+    else
+        return s;
+}
+/// keep_leaves of the leaves List::leaves names (a constexpr std::array of indices).
+template <class List, class S, std::size_t... I>
+LAYOUT_HOST_DEVICE auto keep_listed(const S& s, std::index_sequence<I...>) noexcept {
+    return keep_leaves<List::leaves[I]...>(s);
+}
 } // namespace detail
 
 /// What every layout provides (see the top of this file); checked where a view is made.

@@ -11,6 +11,7 @@
 #include "concept.hpp"
 
 #include <cstddef>
+#include <initializer_list>
 #include <string>
 #include <type_traits>
 #include <utility>
@@ -60,6 +61,40 @@ struct soa {
         leaf() const noexcept {
             return detail::restrict_at(
                 static_cast<detail::copy_const_t<E, leaf_t<E, L>>*>(columns[L]), index);
+        }
+    };
+
+    /// Leaves Kept... alone, for view::select: their columns' pointers and nothing else, so
+    /// that a selection handed to a kernel carries only those.
+    template <class E, std::size_t... Kept>
+    struct kept_columns {
+        using column_pointer = detail::copy_const_t<E, void>*;
+        struct cursor {
+            column_pointer columns[sizeof...(Kept)];
+            std::size_t index;
+            template <std::size_t L>
+            LAYOUT_HOST_DEVICE LAYOUT_FORCEINLINE detail::copy_const_t<E, leaf_t<E, L>>&
+            leaf() const noexcept {
+                constexpr std::size_t at = [] {
+                    std::size_t k = 0;
+                    for (std::size_t leaf : {Kept...})
+                        if (leaf == L) return k;
+                        else ++k;
+                    return k;
+                }();
+                static_assert(at < sizeof...(Kept), "layout: this leaf was not selected");
+                return detail::restrict_at(
+                    static_cast<detail::copy_const_t<E, leaf_t<E, L>>*>(columns[at]), index);
+            }
+        };
+        column_pointer columns[sizeof...(Kept)];
+
+        LAYOUT_HOST_DEVICE LAYOUT_FORCEINLINE cursor at(std::size_t i) const noexcept {
+            cursor c;
+            LAYOUT_UNROLL
+            for (std::size_t k = 0; k < sizeof...(Kept); ++k) c.columns[k] = columns[k];
+            c.index = i;
+            return c;
         }
     };
 
@@ -113,6 +148,10 @@ struct soa {
             return c;
         }
         LAYOUT_HOST_DEVICE column_pointer first_byte() const noexcept { return columns[0]; }
+        template <std::size_t... Kept>
+        LAYOUT_HOST_DEVICE kept_columns<E, Kept...> keep() const noexcept {
+            return {{columns[Kept]...}};
+        }
         /// A copy made pointer by pointer: clang 14 copies a struct of pointers as untyped
         /// bytes, so that any float store of a loop might have changed them, and reloads every
         /// column pointer per element (vector::storage() hands out copies).
