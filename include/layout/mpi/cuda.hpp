@@ -39,6 +39,7 @@
 #endif
 
 #include <cstddef>
+#include <memory>
 #include <stdexcept>
 #include <type_traits>
 #include <utility>
@@ -50,7 +51,8 @@ namespace layout::mpi {
 enum class device_path {
     automatic,  ///< cuda_aware where the MPI library says so, else staged
     cuda_aware, ///< device pointers to MPI
-    staged      ///< through pinned host buffers
+    staged,     ///< through pinned host buffers
+    nccl        ///< grouped ncclSend/ncclRecv on the plan's stream (use_nccl, <layout/mpi/nccl.hpp>)
 };
 
 /// Whether the MPI library takes device pointers, as it says at run time.
@@ -64,6 +66,13 @@ inline bool cuda_aware_mpi() {
 
 namespace detail {
 
+/// Moves a device exchange's messages on the plan's stream instead of MPI (nccl.hpp).
+struct message_mover {
+    virtual ~message_mover() = default;
+    virtual void post(const pattern& p, direction d, std::size_t bytes_per_element,
+                      const std::byte* send, std::byte* recv, cudaStream_t stream) = 0;
+};
+
 /// What a plan keeps for device containers: buffers that only grow, the plan's order on the
 /// device, and for scatter_add each owner's contributions in order (a CSR built on the host).
 struct device_state : extension {
@@ -74,14 +83,24 @@ struct device_state : extension {
     std::size_t owner_count = 0;
     cudaStream_t stream = 0;
     device_path path = device_path::automatic;
+    std::unique_ptr<message_mover> mover; // set by use_nccl
 
     std::size_t allocations() const noexcept override {
         return send.allocations() + recv.allocations() + order.allocations() +
                owner_offsets.allocations() + owner_items.allocations() + segments.allocations() +
                staged_send.allocations() + staged_recv.allocations();
     }
-    bool direct() const { return path == device_path::cuda_aware ||
-                                 (path == device_path::automatic && cuda_aware_mpi()); }
+    bool moved_by_mover() const { return path == device_path::nccl && mover; }
+    bool direct() const {
+        return path == device_path::cuda_aware || moved_by_mover() ||
+               (path == device_path::automatic && cuda_aware_mpi());
+    }
+    bool post(const pattern& p, direction d, std::size_t bytes_per_element,
+              const std::byte* send, std::byte* recv) override {
+        if (!moved_by_mover()) return false;
+        mover->post(p, d, bytes_per_element, send, recv, stream);
+        return true;
+    }
 };
 
 inline device_state& device_state_of(pattern& p) {
@@ -234,6 +253,7 @@ struct transport<layout::cuda::device_memory> {
                 layout::cuda::check_launch(function);
             }
         }
+        if (st.moved_by_mover()) return {send, recv}; // sends queued behind the packing
         if (st.direct()) {
             // MPI reads the buffer as soon as the send is posted: the packing must be done.
             layout::cuda::check(cudaStreamSynchronize(st.stream), "cudaStreamSynchronize");
@@ -338,6 +358,9 @@ void set_device_path(Plan& plan, device_path path) {
     if (path == device_path::cuda_aware && !cuda_aware_mpi())
         throw std::invalid_argument("layout::mpi::set_device_path: this MPI library is not "
                                     "CUDA-aware (MPIX_Query_cuda_support() is 0)");
+    if (path == device_path::nccl && !detail::device_state_of(plan.pattern()).mover)
+        throw std::invalid_argument("layout::mpi::set_device_path: device_path::nccl needs a "
+                                    "communicator: layout::mpi::use_nccl(plan, nccl)");
     detail::device_state_of(plan.pattern()).path = path;
 }
 

@@ -230,7 +230,8 @@ void start_exchange(pattern& p, operation op, direction d, const view<const T, L
     std::pair<const std::byte*, std::byte*> buffers{};
     local.run([&] { buffers = transport<Memory>::template pack<S>(p, d, src, base, keep_self); });
     p.agree(op, local, p.id(), wire_format<T, S>::signature);
-    p.post(d, wire_format<T, S>::bytes_per_element, buffers.first, buffers.second);
+    p.post(d, wire_format<T, S>::bytes_per_element, buffers.first, buffers.second,
+           !std::is_same_v<Memory, host_memory>);
     p.pending_ = static_cast<std::int64_t>(op);
     p.pending_signature_ = wire_format<T, S>::signature;
     p.pending_direction_ = d;

@@ -151,8 +151,8 @@ class pattern;
 struct extension {
     virtual ~extension() = default;
     virtual std::size_t allocations() const noexcept { return 0; }
-    /// Moves the messages of the exchange being started itself (NCCL, <layout/mpi/nccl.hpp>)
-    /// and returns true, or leaves them to MPI point-to-point and returns false.
+    /// Moves the messages of a device exchange being started itself (NCCL,
+    /// <layout/mpi/nccl.hpp>) and returns true, or leaves them to MPI point-to-point (false).
     virtual bool post(const pattern&, direction, std::size_t /*bytes_per_element*/,
                       const std::byte* /*send_base*/, std::byte* /*recv_base*/) {
         return false;
@@ -463,11 +463,12 @@ public:
     /// extension where it moves messages itself, else MPI point-to-point (the buffers may be
     /// device memory when the MPI library is CUDA-aware).
     void post(direction d, std::size_t bytes_per_element, const std::byte* send_base,
-              std::byte* recv_base) {
+              std::byte* recv_base, bool device_buffers = false) {
         requests_.clear();
         expected_.clear();
         receives_ = 0;
-        if (extension_ && extension_->post(*this, d, bytes_per_element, send_base, recv_base))
+        if (device_buffers && extension_ &&
+            extension_->post(*this, d, bytes_per_element, send_base, recv_base))
             return; // nothing for wait() to wait for on the host
         const int tag = d == direction::forward ? 2 : 3;
         for_each_message(

@@ -1,0 +1,143 @@
+/// \file mpi/nccl.hpp
+/// Device exchanges through NCCL: the messages of a plan's device exchanges go as grouped
+/// ncclSend / ncclRecv on the plan's stream, one process per GPU. Plans are built, checked and
+/// agreed on over MPI as before (counts, order, errors); only the elements' bytes move by NCCL.
+///
+///     layout::mpi::nccl_communicator nccl(MPI_COMM_WORLD);  // collective; one GPU per rank
+///     layout::mpi::migration_plan plan(MPI_COMM_WORLD, destinations);
+///     layout::mpi::use_nccl(plan, nccl);                   // every rank, before the exchange
+///     plan.migrate(dev);                                    // any layout, device containers
+///
+/// Nothing waits on the host between packing and unpacking: start queues the packing kernels,
+/// then the grouped sends and receives behind them on the plan's stream (set_stream); finish
+/// queues the unpacking behind those. Work queued after finish on that stream sees the elements.
+/// Every rank of a plan must take the NCCL path together (as with set_device_path). NCCL moves
+/// the bytes point to point; NVLink multicast plays no part (keep NCCL_NVLS_ENABLE=0 on shared
+/// machines). An error NCCL reports while the messages are queued, after the plans' agreement,
+/// is thrown on that rank alone: its peers' NCCL kernels then wait; NCCL's own abort
+/// (ncclCommAbort on the communicator, nccl_communicator::abort) is the way out of that.
+#pragma once
+
+#if !defined(__CUDACC__)
+#  error "layout/mpi/nccl.hpp needs a CUDA compiler (nvcc)"
+#endif
+
+#include "cuda.hpp"
+#include "error.hpp"
+
+#include <mpi.h>
+#include <nccl.h>
+
+#include <cstddef>
+#include <memory>
+#include <stdexcept>
+#include <string>
+
+namespace layout::mpi {
+
+namespace detail {
+
+inline void check_nccl(ncclResult_t result, const char* call, int rank) {
+    if (result == ncclSuccess) return;
+    throw error(std::string("layout::mpi: ") + call + " failed: " + ncclGetErrorString(result),
+                rank);
+}
+
+} // namespace detail
+
+/// An NCCL communicator over the ranks of an MPI communicator, rank for rank, on each rank's
+/// current CUDA device (one device per rank: NCCL refuses two ranks on one GPU). Collective.
+class nccl_communicator {
+public:
+    explicit nccl_communicator(MPI_Comm comm) {
+        int size = 0;
+        detail::check(MPI_Comm_rank(comm, &rank_), "MPI_Comm_rank");
+        detail::check(MPI_Comm_size(comm, &size), "MPI_Comm_size");
+        // Rank 0 makes the id and sends it with its outcome, so that a failure there stops
+        // every rank here rather than in ncclCommInitRank.
+        struct {
+            ncclUniqueId id;
+            int result;
+        } start{};
+        if (rank_ == 0) start.result = static_cast<int>(ncclGetUniqueId(&start.id));
+        detail::check(MPI_Bcast(&start, sizeof start, MPI_BYTE, 0, comm), "MPI_Bcast");
+        detail::check_nccl(static_cast<ncclResult_t>(start.result), "ncclGetUniqueId (rank 0)",
+                           0);
+        detail::check_nccl(ncclCommInitRank(&comm_, size, start.id, rank_), "ncclCommInitRank",
+                           rank_);
+    }
+    nccl_communicator(const nccl_communicator&) = delete;
+    nccl_communicator& operator=(const nccl_communicator&) = delete;
+    ~nccl_communicator() {
+        if (comm_) ncclCommDestroy(comm_);
+    }
+
+    ncclComm_t get() const noexcept { return comm_; }
+    int rank() const noexcept { return rank_; }
+    /// Ends the communicator's pending work on every rank waiting on this one (after an error
+    /// on this rank alone); the communicator cannot be used afterwards.
+    void abort() noexcept {
+        if (comm_) ncclCommAbort(comm_);
+        comm_ = nullptr;
+    }
+
+private:
+    ncclComm_t comm_ = nullptr;
+    int rank_ = 0;
+};
+
+namespace detail {
+
+/// The plan's messages as one NCCL group: each receive and send of the exchange (zero-byte
+/// messages left out on both sides, which compute the same sizes from the same plan).
+class nccl_mover final : public message_mover {
+public:
+    explicit nccl_mover(ncclComm_t comm) : comm_(comm) {}
+    void post(const pattern& p, direction d, std::size_t bytes_per_element,
+              const std::byte* send, std::byte* recv, cudaStream_t stream) override {
+        check_nccl(ncclGroupStart(), "ncclGroupStart", p.rank());
+        ncclResult_t result = ncclSuccess;
+        const char* failed = nullptr;
+        p.for_each_message(
+            d, bytes_per_element, send, recv,
+            [&](int rank, std::byte* where, std::size_t bytes) {
+                if (bytes == 0 || result != ncclSuccess) return;
+                result = ncclRecv(where, bytes, ncclUint8, rank, comm_, stream);
+                if (result != ncclSuccess) failed = "ncclRecv";
+            },
+            [&](int rank, const std::byte* where, std::size_t bytes) {
+                if (bytes == 0 || result != ncclSuccess) return;
+                result = ncclSend(where, bytes, ncclUint8, rank, comm_, stream);
+                if (result != ncclSuccess) failed = "ncclSend";
+            });
+        const ncclResult_t ended = ncclGroupEnd(); // the group is closed whatever happened
+        check_nccl(result, failed ? failed : "ncclGroupStart", p.rank());
+        check_nccl(ended, "ncclGroupEnd", p.rank());
+    }
+
+private:
+    ncclComm_t comm_;
+};
+
+} // namespace detail
+
+/// Sends this plan's device exchanges through `nccl` from now on (device_path::nccl); host
+/// containers still go over MPI. The communicator must outlive the plan's exchanges and hold
+/// the plan's ranks in the same order; std::invalid_argument otherwise. Local: every rank calls
+/// it (or none does).
+template <class Plan>
+void use_nccl(Plan& plan, const nccl_communicator& nccl) {
+    auto& st = detail::device_state_of(plan.pattern());
+    int rank = -1, count = -1;
+    detail::check_nccl(ncclCommUserRank(nccl.get(), &rank), "ncclCommUserRank", rank);
+    detail::check_nccl(ncclCommCount(nccl.get(), &count), "ncclCommCount", rank);
+    if (rank != plan.pattern().rank() || count != plan.pattern().size())
+        throw std::invalid_argument(
+            "layout::mpi::use_nccl: the NCCL communicator's rank " + std::to_string(rank) +
+            " of " + std::to_string(count) + " is not the plan's rank " +
+            std::to_string(plan.pattern().rank()) + " of " + std::to_string(plan.pattern().size()));
+    st.mover = std::make_unique<detail::nccl_mover>(nccl.get());
+    st.path = device_path::nccl;
+}
+
+} // namespace layout::mpi
