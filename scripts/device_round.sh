@@ -9,7 +9,8 @@
 # transpose.txt, time_loop.txt, bench.png, results.tgz (every step's output and the benchmark
 # JSON).
 #   OUT=/some/dir REV=$(git rev-parse --short HEAD) bash scripts/device_round.sh
-# BENCH=0 leaves out the Google Benchmark suites. REV names the commit in the log (the device
+# BENCH=0 leaves out the Google Benchmark suites. ONLY_BUILD=1 BUILD_LIMIT=550 only builds (the
+# whole build can take longer than one call allows with the rest; run again while it is warm). REV names the commit in the log (the device
 # machine's copy of .git may be stale).
 set -uo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
@@ -40,7 +41,12 @@ run 60 configure cmake -S . -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=Release \
     -DLAYOUT_BUILD_BENCHMARKS=ON
 # Every GPU test executable and README block the build has, beside the targets above.
 targets+=($(cmake --build "$BUILD" --target help | grep -oE '^(gpu_[a-z_]+|readme_0[0-9]_[a-z_]+)' | sort -u))
-run 300 build cmake --build "$BUILD" -j "$(nproc)" --target "${targets[@]}" || tail -30 "$RES/build.txt"
+run "${BUILD_LIMIT:-300}" build cmake --build "$BUILD" -j "$(nproc)" --target "${targets[@]}" -- -k 0 ||
+    grep -E "error|FAILED" "$RES/build.txt" | head -30
+if [[ "${ONLY_BUILD:-0}" != 0 ]]; then # a first call builds, the next (machine still warm) runs
+    echo "== built, status $status"
+    exit $status
+fi
 exe() { find "$BUILD" -type f -name "$1" -perm -u+x -print -quit; }
 
 run 180 gpu_tests ctest --test-dir "$BUILD" -L gpu --output-on-failure
