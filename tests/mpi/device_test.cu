@@ -8,9 +8,6 @@
 
 #include <layout/layout.hpp>
 #include <layout/mpi/mpi.hpp>
-#if defined(LAYOUT_TEST_NCCL)
-#  include <layout/mpi/nccl.hpp>
-#endif
 
 #include <gtest/gtest.h>
 #include <mpi.h>
@@ -31,40 +28,16 @@ using device = layout::vector<Particle, Layout, layout::cuda::device_memory>;
 
 class mpi_device : public layout_test::gpu_test {
 protected:
-    /// The paths this MPI library offers (the same on every rank), and NCCL where it is built
-    /// in and every rank has a GPU of its own (NCCL refuses two ranks on one GPU).
+    /// The paths this MPI library offers (the same on every rank).
     static std::vector<layout::mpi::device_path> paths() {
         std::vector<layout::mpi::device_path> p{layout::mpi::device_path::staged};
         if (layout::mpi::cuda_aware_mpi()) p.push_back(layout::mpi::device_path::cuda_aware);
-#if defined(LAYOUT_TEST_NCCL)
-        int devices = 0;
-        if (cudaGetDeviceCount(&devices) == cudaSuccess && mpi_test::world_size() <= devices)
-            p.push_back(layout::mpi::device_path::nccl);
-        else
-            (void)cudaGetLastError();
-#endif
         return p;
     }
     static const char* name(layout::mpi::device_path p) {
-        return p == layout::mpi::device_path::staged       ? "staged"
-               : p == layout::mpi::device_path::cuda_aware ? "cuda-aware"
-                                                           : "nccl";
+        return p == layout::mpi::device_path::staged ? "staged" : "cuda-aware";
     }
 };
-
-/// Sends the plan's device exchanges along `path` (NCCL through one communicator for the whole
-/// test program, made by every rank at the first NCCL test).
-template <class Plan>
-void choose_path(Plan& plan, layout::mpi::device_path path) {
-#if defined(LAYOUT_TEST_NCCL)
-    if (path == layout::mpi::device_path::nccl) {
-        static layout::mpi::nccl_communicator nccl(MPI_COMM_WORLD);
-        layout::mpi::use_nccl(plan, nccl);
-        return;
-    }
-#endif
-    choose_path(plan, path);
-}
 
 host<lp::aos> elements(std::uint64_t seed, int rank, std::size_t n) {
     host<lp::aos> h;
@@ -93,7 +66,7 @@ void migrate_both_ways(layout::mpi::device_path path, const char* what) {
     host_plan.migrate(start, expected);
 
     layout::mpi::migration_plan plan(MPI_COMM_WORLD, d);
-    choose_path(plan, path);
+    layout::mpi::set_device_path(plan, path);
     const layout::vector<Particle, typename Src::layout_type, layout::cuda::device_memory> src = start;
     Dst dst;
     plan.migrate(src, dst);
@@ -136,7 +109,7 @@ TEST_F(mpi_device, a_subset_of_fields_travels_from_and_to_the_device) {
         host<lp::soa> expected;
         host_plan.migrate<pos>(start, expected);
         layout::mpi::migration_plan plan(MPI_COMM_WORLD, d);
-        choose_path(plan, path);
+        layout::mpi::set_device_path(plan, path);
         const device<lp::aos> src = start;
         device<lp::soa> dst;
         plan.migrate<pos>(src, dst);
@@ -179,7 +152,7 @@ TEST_F(mpi_device, halo_gather_and_scatter_add_of_device_containers_match_the_ho
         host_plan.scatter_add<forces>(expected);
 
         layout::mpi::halo_plan plan(MPI_COMM_WORLD, owned, index, ranks);
-        choose_path(plan, path);
+        layout::mpi::set_device_path(plan, path);
         device<lp::aosoa<32>> c = start;
         plan.gather(c);
         {

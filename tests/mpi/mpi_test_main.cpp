@@ -41,13 +41,6 @@ int main(int argc, char** argv) {
         delete listeners.Release(listeners.default_result_printer());
         listeners.Append(new failures_only(rank));
     }
-#if defined(LAYOUT_MPI_GPU_TESTS)
-    // One GPU per rank where there are enough (NCCL needs that), else they share.
-    if (int devices = 0; cudaGetDeviceCount(&devices) == cudaSuccess && devices > 0)
-        cudaSetDevice(rank % devices);
-    else
-        (void)cudaGetLastError();
-#endif
     int failed = RUN_ALL_TESTS() != 0 ? 1 : 0;
     MPI_Allreduce(MPI_IN_PLACE, &failed, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
 #if defined(LAYOUT_MPI_GPU_TESTS)

@@ -2,8 +2,7 @@
 /// Scale-out over MPI: migration and halo plans for containers of any layout. Needs an MPI
 /// library (the CMake target layout::mpi, which find_package(MPI) provides); the core library
 /// stays MPI-free. Compiled by nvcc, this also brings the device containers' transport
-/// (<layout/mpi/cuda.hpp>) and, where <nccl.h> is found, the NCCL one (<layout/mpi/nccl.hpp>,
-/// the CMake target layout::nccl).
+/// (<layout/mpi/cuda.hpp>).
 ///
 ///     layout::mpi::migration_plan plan(MPI_COMM_WORLD, destinations);  // one rank per element
 ///     plan.migrate(particles);                                         // any layout
@@ -19,7 +18,4 @@
 
 #if defined(__CUDACC__)
 #  include "cuda.hpp"
-#  if __has_include(<nccl.h>)
-#    include "nccl.hpp"
-#  endif
 #endif
