@@ -59,7 +59,8 @@ struct MovedLate {
     alignas(4) char d;
     char e;
 };
-static_assert(!layout::detail::has_bit_field<Moved>() && !layout::detail::has_bit_field<MovedLate>());
+static_assert(!layout::detail::has_bit_field<Moved>() &&
+              !layout::detail::has_bit_field<MovedLate>());
 static_assert(layout::reflectable<MovedLate>);
 
 // Offsets at compile time, against offsetof (constant evaluation compares the two exactly).
@@ -105,9 +106,9 @@ TEST(alignas_offsets, are_the_compilers) {
     Moved m{};
     expect_leaves_at(m, std::array<const void*, 3>{&m.i, &m.c, &m.d});
     Deep d{};
-    expect_leaves_at(d, std::array<const void*, 9>{&d.ld, &d.c, &d.in.a, &d.in.b, &d.q,
-                                                   &d.pair[0].a, &d.pair[0].b, &d.pair[1].a,
-                                                   &d.pair[1].b});
+    expect_leaves_at(d,
+                     std::array<const void*, 9>{&d.ld, &d.c, &d.in.a, &d.in.b, &d.q, &d.pair[0].a,
+                                                &d.pair[0].b, &d.pair[1].a, &d.pair[1].b});
     PointerFirst f{};
     expect_leaves_at(f, std::array<const void*, 4>{&f.tag, &f.p, &f.late, &f.q});
     AlignedWithPointer w{};
@@ -123,7 +124,10 @@ double doubles[8];
 S make_s(int k) { return {pool + k % 8, char('a' + k), char('A' + k)}; }
 Moved make_moved(int k) { return {k * 7, char(k), char(-k)}; }
 Deep make_deep(int k) {
-    return {k + 0.25L, char(k), {char(k + 1), short(-k)}, ints + k % 8,
+    return {k + 0.25L,
+            char(k),
+            {char(k + 1), short(-k)},
+            ints + k % 8,
             {{{char(k + 2), short(k * 3)}, {char(k + 3), short(k * 5)}}}};
 }
 PointerFirst make_first(int k) { return {char(k), pool + k % 8, char(~k), doubles + k % 8}; }
@@ -166,9 +170,7 @@ void round_trips(Make make) {
 TEST(alignas_offsets, pointer_next_to_alignas_round_trips) { round_trips<S>(make_s); }
 TEST(alignas_offsets, member_moved_by_alignas_round_trips) { round_trips<Moved>(make_moved); }
 TEST(alignas_offsets, long_double_and_nested_alignas_round_trip) { round_trips<Deep>(make_deep); }
-TEST(alignas_offsets, aligned_pointer_members_round_trip) {
-    round_trips<PointerFirst>(make_first);
-}
+TEST(alignas_offsets, aligned_pointer_members_round_trip) { round_trips<PointerFirst>(make_first); }
 
 TEST(alignas_offsets, are_accepted) {
     static_assert(layout::reflectable<S> && layout::reflectable<Moved> &&

@@ -157,8 +157,8 @@ constexpr auto marked_bytes(std::index_sequence<J...>) {
 /// True when byte K of T is 1 with field I marked. A padding byte comes out of a constant
 /// bit_cast indeterminate, and reading it is no constant: substitution fails, false.
 template <class T, std::size_t I, std::size_t K,
-          bool Marked = marked_bytes<T, I>(
-                            std::make_index_sequence<boost::pfr::tuple_size_v<T>>{})[K] == 1>
+          bool Marked =
+              marked_bytes<T, I>(std::make_index_sequence<boost::pfr::tuple_size_v<T>>{})[K] == 1>
 constexpr bool marked_at(int) {
     return Marked;
 }
