@@ -17,8 +17,6 @@
 
 #include <boost/pfr/core.hpp>
 
-#include <array>
-#include <bit>
 #include <cstddef>
 #include <type_traits>
 #include <utility>
