@@ -5,7 +5,9 @@
 # Required: CMake, g++, GoogleTest, Boost >= 1.75 (Boost.PFR). Wanted but optional (a failed
 # install is only a warning): Ninja, clang (Debian 12's clang is clang 14: scripts/test.sh builds
 # the tests with it too, and stops if it is missing unless LAYOUT_CLANG=0), clang's sanitizer and
-# libFuzzer runtimes (scripts/fuzz.sh), GoogleMock, Google Benchmark.
+# libFuzzer runtimes (scripts/fuzz.sh), LLVM's OpenMP runtime libomp with its ThreadSanitizer
+# tool Archer (scripts/test.sh's TSan build, which stops without it unless LAYOUT_TSAN=0),
+# GoogleMock, Google Benchmark.
 # Open MPI (libopenmpi-dev, openmpi-bin) is required too: CI runs the mpi tests.
 set -euo pipefail
 
@@ -33,6 +35,13 @@ fuzzer_present() {
         compgen -G '/usr/lib/clang/*/lib/*/libclang_rt.fuzzer*.a' >/dev/null
 }
 
+# libomp for clang -fopenmp: Debian's libomp-<version>-dev, which libomp-dev pulls in for the
+# default clang.
+libomp_present() {
+    have_pkg libomp-dev && return 0
+    compgen -G '/usr/lib/llvm-*/lib/libomp.so' >/dev/null
+}
+
 required=(cmake:cmake g++:g++ libgtest-dev:/usr/include/gtest/gtest.h)
 # MPI (Open MPI): layout::mpi and its tests (label mpi), which CI must run, so it is required.
 required+=(libopenmpi-dev:mpicxx openmpi-bin:mpirun)
@@ -49,6 +58,7 @@ for entry in "${required[@]}"; do
 done
 boost_present || missing_required+=(boost)
 fuzzer_present || missing_optional+=(libclang-rt-dev)
+libomp_present || missing_optional+=(libomp-dev)
 for entry in "${optional[@]}"; do
     present "${entry%%:*}" "${entry#*:}" || missing_optional+=("${entry%%:*}")
 done

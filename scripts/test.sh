@@ -8,18 +8,23 @@
 # Then a third build, build/clang: the same tests (no examples, benchmarks or CUDA), unoptimized,
 # compiled by clang++ (clang 14 on Debian 12), which rejects some code that g++ accepts; all of
 # its tests run (host, must-not-compile with clang's wording, header, consumer, README blocks).
+# Then a fourth build, build/tsan: the two tests of the threaded host paths (for_each_index
+# under exec::parallel; copies and conversions, gather/scatter/permute, sort_by_key and
+# bin_by_key) under ThreadSanitizer, built by clang++ with OpenMP (libomp, whose Archer tool
+# tells TSan about OpenMP's synchronization), run on 4 threads.
 #   bash scripts/test.sh [extra ctest arguments for the first build, e.g. -L host]
 #   LAYOUT_ASAN=0 bash scripts/test.sh     skips the sanitizer build
 #   LAYOUT_CLANG=0 bash scripts/test.sh    skips the clang build
+#   LAYOUT_TSAN=0 bash scripts/test.sh     skips the ThreadSanitizer build
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
 bash scripts/install-deps.sh
 # clang is optional to install-deps.sh (a failed install is a warning): say so now, not after
 # the first build.
-if [[ "${LAYOUT_CLANG:-1}" != 0 ]] && ! command -v clang++ >/dev/null 2>&1; then
+if [[ "${LAYOUT_CLANG:-1}" != 0 || "${LAYOUT_TSAN:-1}" != 0 ]] && ! command -v clang++ >/dev/null 2>&1; then
     echo "test.sh: no clang++ (scripts/install-deps.sh could not install Debian's clang);" \
-         "LAYOUT_CLANG=0 skips the clang build" >&2
+         "LAYOUT_CLANG=0 LAYOUT_TSAN=0 skip the clang and ThreadSanitizer builds" >&2
     exit 1
 fi
 
@@ -72,4 +77,26 @@ if [[ "${LAYOUT_CLANG:-1}" != 0 ]]; then
     configure "$clang" -DCMAKE_CXX_COMPILER=clang++ -DCMAKE_BUILD_TYPE=Debug "${tests_only[@]}"
     cmake --build "$clang" -j "$jobs"
     ctest --test-dir "$clang" --output-on-failure -j "$jobs"
+fi
+
+if [[ "${LAYOUT_TSAN:-1}" != 0 ]]; then
+    # Debug (-O0), clang++ with -fopenmp (libomp): only the two threaded tests are built. The
+    # build must find OpenMP, else the tests would run on one thread and prove nothing.
+    # LAYOUT_IVDEP is emptied: with its `omp simd` on the loop that calls the functor (flattened
+    # into it), clang's TSan reported no race in a functor that wrote one int from every thread.
+    # tests/host/tsan_openmp.supp hides only libomp's own start-up (not instrumented).
+    tsan=build/tsan
+    threaded=(host_for_each_host_test host_parallel_algorithms_test)
+    configure "$tsan" -DCMAKE_CXX_COMPILER=clang++ -DCMAKE_BUILD_TYPE=Debug \
+        -DCMAKE_CXX_FLAGS="-fsanitize=thread -fno-omit-frame-pointer -DLAYOUT_IVDEP=" \
+        -DCMAKE_EXE_LINKER_FLAGS=-fsanitize=thread "${tests_only[@]}"
+    if ! grep -q '^OpenMP_CXX_FLAGS:STRING=.' "$tsan/CMakeCache.txt"; then
+        echo "test.sh: clang++ finds no OpenMP (Debian's libomp-dev); LAYOUT_TSAN=0 skips" \
+             "the ThreadSanitizer build" >&2
+        exit 1
+    fi
+    cmake --build "$tsan" -j "$jobs" --target "${threaded[@]}"
+    OMP_NUM_THREADS=4 TSAN_OPTIONS="suppressions=$PWD/tests/host/tsan_openmp.supp halt_on_error=1" \
+        ctest --test-dir "$tsan" --output-on-failure -j "$jobs" \
+        -R "^($(IFS='|'; echo "${threaded[*]}"))\."
 fi

@@ -12,27 +12,17 @@
 
 #include "config.hpp"
 #include "detail/bit_field.hpp"
+#include "detail/leaf_offsets.hpp"
+#include "detail/leaves.hpp"
 
 #include <boost/pfr/core.hpp>
 
-#include <array>
-#include <bit>
 #include <cstddef>
 #include <type_traits>
 #include <utility>
 
 namespace layout {
 namespace detail {
-
-template <class T>
-inline constexpr bool is_std_array_v = false;
-template <class E, std::size_t N>
-inline constexpr bool is_std_array_v<std::array<E, N>> = true;
-
-template <class T>
-inline constexpr bool is_scalar_array_v = false;
-template <class E, std::size_t N>
-inline constexpr bool is_scalar_array_v<std::array<E, N>> = std::is_scalar_v<E>;
 
 /// The most fields Boost.PFR can take apart: its generated structured bindings stop at 100
 /// (boost/pfr/detail/core17_generated.hpp); past that it fails with thousands of lines.
@@ -60,239 +50,6 @@ enum class reflect_error {
 
 template <class T>
 constexpr reflect_error structure_error();
-
-/// Leaves are scalars: arithmetic types, enums and pointers. A type the structural checks
-/// refuse counts as one opaque leaf too, so that nothing past the static_assert that reports
-/// it (view, vector, mapping) takes it apart and buries the message under pages of errors.
-template <class T>
-constexpr bool leaf_like() {
-    if constexpr (std::is_scalar_v<T>)
-        return true;
-    else
-        return structure_error<T>() != reflect_error::none;
-}
-template <class T>
-inline constexpr bool is_leaf_v = leaf_like<T>();
-
-template <class T>
-constexpr std::size_t field_count() {
-    if constexpr (is_std_array_v<T>)
-        return std::tuple_size_v<T>;
-    else
-        return boost::pfr::tuple_size_v<T>;
-}
-
-template <class T, std::size_t I>
-constexpr auto field_type_of() {
-    if constexpr (is_std_array_v<T>)
-        return std::type_identity<typename T::value_type>{};
-    else
-        return std::type_identity<boost::pfr::tuple_element_t<I, T>>{};
-}
-
-/// Type of the I-th direct member of an aggregate or std::array.
-template <class T, std::size_t I>
-using field_t = typename decltype(field_type_of<T, I>())::type;
-
-template <class T>
-constexpr std::size_t leaf_count() {
-    if constexpr (is_leaf_v<T>)
-        return 1;
-    else if constexpr (is_std_array_v<T>) // no fold over its elements: clang nests them 256 deep
-        return std::tuple_size_v<T> * leaf_count<typename T::value_type>();
-    else
-        return []<std::size_t... I>(std::index_sequence<I...>) {
-            return (std::size_t{0} + ... + leaf_count<field_t<T, I>>());
-        }
-    (std::make_index_sequence<field_count<T>()>{});
-}
-
-/// first_leaf[I]: index of the first leaf of field I; first_leaf[field_count]: leaf_count.
-template <class T>
-inline constexpr auto first_leaf = []<std::size_t... I>(std::index_sequence<I...>) {
-    std::array<std::size_t, sizeof...(I) + 1> prefix{};
-    std::size_t counts[] = {leaf_count<field_t<T, I>>()..., 0};
-    for (std::size_t i = 0; i < sizeof...(I); ++i) prefix[i + 1] = prefix[i] + counts[i];
-    return prefix;
-}
-(std::make_index_sequence<field_count<T>()>{});
-
-/// Index of the field that holds leaf L.
-template <class T, std::size_t L>
-constexpr std::size_t field_of_leaf() {
-    std::size_t i = 0;
-    while (first_leaf<T>[i + 1] <= L) ++i;
-    return i;
-}
-
-template <class T, std::size_t L>
-constexpr auto leaf_type_of() {
-    if constexpr (is_leaf_v<T>) {
-        return std::type_identity<T>{};
-    } else {
-        constexpr std::size_t field = field_of_leaf<T, L>();
-        return leaf_type_of<field_t<T, field>, L - first_leaf<T>[field]>();
-    }
-}
-
-/// Reference to leaf L of obj (const if obj is): a chain of member accesses the compiler folds
-/// to one constant offset.
-template <std::size_t L, class T>
-LAYOUT_HOST_DEVICE LAYOUT_FORCEINLINE constexpr auto& leaf_ref(T& obj) noexcept {
-    using U = std::remove_const_t<T>;
-    if constexpr (is_leaf_v<U>) {
-        return obj;
-    } else if constexpr (is_std_array_v<U>) {
-        constexpr std::size_t per = leaf_count<typename U::value_type>();
-        return leaf_ref<L % per>(obj[L / per]);
-    } else {
-        constexpr std::size_t field = field_of_leaf<U, L>();
-        return leaf_ref<L - first_leaf<U>[field]>(boost::pfr::get<field>(obj));
-    }
-}
-
-// ---- Byte offsets -------------------------------------------------------------------------
-
-/// Leaves whose bytes std::bit_cast can produce and read in a constant expression (not
-/// pointers) and for which any bytes of 0 and 1 are a value (not x87's long double).
-template <class T>
-inline constexpr bool byte_probe_leaf_v = std::is_enum_v<T> || (std::is_arithmetic_v<T> &&
-                                                                !std::is_same_v<T, long double>);
-
-/// Past this size the probe's byte loops would approach clang's constexpr step limit (2^20);
-/// larger structs are laid out by the ABI rule, their member structs still probed.
-inline constexpr std::size_t byte_probe_max_size = 4096;
-
-template <class T>
-constexpr bool byte_probe_type() {
-    if constexpr (sizeof(T) > byte_probe_max_size)
-        return false;
-    else
-        return []<std::size_t... L>(std::index_sequence<L...>) {
-            // A list rather than a fold, which clang limits to 256 operands.
-            const bool probe[] = {
-                byte_probe_leaf_v<typename decltype(leaf_type_of<T, L>())::type>...};
-            for (bool ok : probe)
-                if (!ok) return false;
-            return true;
-        }
-    (std::make_index_sequence<leaf_count<T>()>{});
-}
-
-template <class U>
-constexpr unsigned char first_byte(const U& value) {
-    return std::bit_cast<std::array<unsigned char, sizeof(U)>>(value)[0];
-}
-
-template <class T>
-constexpr auto leaf_offsets_of();
-
-/// Offsets by the ABI rule (each member at the next multiple of its type's alignment), for
-/// types the byte probe cannot build or that are too large for it. Right unless a member has an
-/// alignas of its own, which layout_error looks for.
-template <class T>
-constexpr auto abi_leaf_offsets() {
-    std::array<std::size_t, leaf_count<T>()> offsets{};
-    if constexpr (is_std_array_v<T>) {
-        using E = typename T::value_type;
-        constexpr auto inner = leaf_offsets_of<E>();
-        for (std::size_t k = 0; k < std::tuple_size_v<T>; ++k)
-            for (std::size_t l = 0; l < inner.size(); ++l)
-                offsets[k * inner.size() + l] = k * sizeof(E) + inner[l];
-    } else {
-        std::size_t end = 0;
-        [&]<std::size_t... I>(std::index_sequence<I...>) {
-            (
-                [&] {
-                    using F = field_t<T, I>;
-                    const std::size_t at = align_up(end, alignof(F));
-                    constexpr auto inner = leaf_offsets_of<F>();
-                    for (std::size_t l = 0; l < inner.size(); ++l)
-                        offsets[first_leaf<T>[I] + l] = at + inner[l];
-                    end = at + sizeof(F);
-                }(),
-                ...);
-        }
-        (std::make_index_sequence<field_count<T>()>{});
-    }
-    return offsets;
-}
-
-/// True when the ABI rule reproduces sizeof and alignof of T and of every member struct that
-/// the byte probe does not read: what a member alignas would break (there, an alignas on the
-/// struct itself is refused too).
-template <class T>
-constexpr bool abi_rule_holds() {
-    if constexpr (is_leaf_v<T> || byte_probe_type<T>()) {
-        return true;
-    } else if constexpr (is_std_array_v<T>) {
-        return abi_rule_holds<typename T::value_type>();
-    } else {
-        return []<std::size_t... I>(std::index_sequence<I...>) {
-            std::size_t end = 0, alignment = 1;
-            ((end = align_up(end, alignof(field_t<T, I>)) + sizeof(field_t<T, I>),
-              alignment = alignof(field_t<T, I>) > alignment ? alignof(field_t<T, I>) : alignment),
-             ...);
-            return align_up(end, alignment) == sizeof(T) && alignment == alignof(T) &&
-                   (abi_rule_holds<field_t<T, I>>() && ...);
-        }
-        (std::make_index_sequence<field_count<T>()>{});
-    }
-}
-
-/// Byte offset inside T of every leaf. Where the leaves allow it, read from T itself during
-/// constant evaluation: bit_cast bytes whose value is bit b of their own offset into a T, read
-/// the first byte of each leaf back, and repeat for each bit b. That is the compiler's own
-/// layout, alignas members included, with no offsetof (which needs member names).
-///
-///     struct S { char a; alignas(2) char b; char c; };   // leaf_offsets_of<S>() == {0, 2, 3}
-template <class T>
-constexpr auto leaf_offsets_of() {
-    if constexpr (is_leaf_v<T>) {
-        return std::array<std::size_t, 1>{0};
-    } else if constexpr (byte_probe_type<T>()) {
-        std::array<std::size_t, leaf_count<T>()> offsets{};
-        for (std::size_t bit = 0; (std::size_t{1} << bit) < sizeof(T); ++bit) {
-            std::array<unsigned char, sizeof(T)> bytes{};
-            for (std::size_t i = 0; i < sizeof(T); ++i)
-                bytes[i] = static_cast<unsigned char>((i >> bit) & 1);
-            const T obj = std::bit_cast<T>(bytes);
-            const auto first_bytes = [&]<std::size_t... L>(std::index_sequence<L...>) {
-                return std::array<unsigned char, sizeof...(L)>{first_byte(leaf_ref<L>(obj))...};
-            }
-            (std::make_index_sequence<leaf_count<T>()>{});
-            for (std::size_t l = 0; l < first_bytes.size(); ++l)
-                offsets[l] |= std::size_t{first_bytes[l]} << bit;
-        }
-        return offsets;
-    } else {
-        return abi_leaf_offsets<T>();
-    }
-}
-
-template <class T>
-inline constexpr auto leaf_offsets = leaf_offsets_of<T>();
-
-template <class T, std::size_t L>
-constexpr std::size_t leaf_offset() {
-    return leaf_offsets<T>[L];
-}
-
-/// Size, alignment and byte offset inside T of every leaf, for mappings that index leaves at run
-/// time (the layout proofs) rather than through templates.
-struct leaf_info {
-    std::size_t size;
-    std::size_t alignment;
-    std::size_t offset;
-};
-
-template <class T>
-inline constexpr auto leaf_table = []<std::size_t... L>(std::index_sequence<L...>) {
-    return std::array<leaf_info, sizeof...(L)>{
-        leaf_info{sizeof(typename decltype(leaf_type_of<T, L>())::type),
-                  alignof(typename decltype(leaf_type_of<T, L>())::type), leaf_offsets<T>[L]}...};
-}
-(std::make_index_sequence<leaf_count<T>()>{});
 
 // ---- Checks -------------------------------------------------------------------------------
 
@@ -400,14 +157,28 @@ constexpr reflect_error structure_error() {
     }
 }
 
-/// What the structure allows but the byte offsets do not: member alignas in a struct whose
-/// leaves the byte probe cannot build (pointers, long double) or that is larger than it reads.
+template <class T>
+constexpr bool refused() {
+    return structure_error<T>() != reflect_error::none;
+}
+
+/// What the structure allows but the offsets do not, under nvcc only: a member moved by alignas
+/// in a struct whose leaves the front end cannot read from bytes (pointers, long double) or
+/// that is larger than it reads. The front end refuses what changes a size or an alignment; the
+/// host pass (g++ or clang, which probe every offset) whatever else the front end would misplace.
 template <class T>
 constexpr reflect_error layout_error() {
-    if constexpr (!abi_rule_holds<T>())
-        return reflect_error::unverifiable_offsets;
-    else
+    if constexpr (offsets_probed<T>) {
+#if defined(__CUDACC__)
+        if constexpr (fallback_leaf_offsets<T>() != probed_leaf_offsets<T>().at)
+            return reflect_error::unverifiable_offsets;
+#endif
         return reflect_error::none;
+    } else if constexpr (!abi_rule_holds<T>()) {
+        return reflect_error::unverifiable_offsets;
+    } else {
+        return reflect_error::none;
+    }
 }
 
 template <class T>
@@ -479,9 +250,10 @@ constexpr bool assert_reflectable() {
                   "layout: the element type has a std::array<T, 0> member, which holds nothing; "
                   "remove it");
     static_assert(e != reflect_error::unverifiable_offsets,
-                  "layout: cannot find the member offsets of a struct with pointer or long "
-                  "double members (or larger than 4 KiB) and alignas on a member or on the "
-                  "struct: remove the alignas, or store the pointer as std::uintptr_t");
+                  "layout: under nvcc, cannot find the member offsets of a struct with pointer "
+                  "or long double members (or larger than 4 KiB) and alignas on a member or on "
+                  "the struct (nvcc's front end cannot read them): remove the alignas, or store "
+                  "the pointer as std::uintptr_t");
     return e == reflect_error::none;
 }
 

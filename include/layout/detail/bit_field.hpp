@@ -10,12 +10,15 @@
 ///  - constant bit_cast: clang and nvcc's front end cannot bit_cast a type with a bit-field in a
 ///    constant expression, so a T that cannot, while each of its member types can, has one;
 ///  - g++ 12 and later: __is_layout_compatible tells a bit-field from a plain member; T is
-///    compared with a closure type that captures T's member types as plain members.
+///    compared with a closure type that captures T's member types as plain members. A member
+///    moved by alignas also makes them differ; where every member type can be bit_cast, T is
+///    built with one member's bytes set at a time, and the first member not where the ABI rule
+///    puts it but where an alignas would tells a move from a bit-field.
 /// Not seen: under clang and nvcc (first two signs only), a bit-field as wide as its type in a
 /// struct that has a pointer member (no constant bit_cast then) or is larger than 4 KiB; under
 /// g++, one in a struct with an alignas that changes its size or alignment (the third sign
-/// does not run there). Boost.PFR's own error follows then. Misread under g++: an alignas that
-/// moves a member but changes neither size nor alignment reads as a bit-field.
+/// does not run there), with a pointer member, or after an alignas move. Boost.PFR's own
+/// error follows then, never a wrong mapping.
 #pragma once
 
 #include <boost/pfr/core.hpp>
@@ -128,13 +131,97 @@ constexpr bool layout_compatible_with_plain_members(std::index_sequence<I...>) {
     return __is_layout_compatible(T, plain);
 }
 
-template <class T>
+/// A value of U whose bytes are all 1; a bit-field keeps its low bits only.
+template <class U>
+constexpr U ones() {
+    std::array<unsigned char, sizeof(U)> bytes{};
+    bytes.fill(1);
+    return std::bit_cast<U>(bytes);
+}
+
+/// Converts to the type of field number `field`: ones() for field I, zero for the others.
+template <std::size_t I>
+struct mark_field {
+    std::size_t field;
+    template <class U>
+    constexpr operator U() const noexcept {
+        return field == I ? ones<U>() : U{};
+    }
+};
+
+template <class T, std::size_t I, std::size_t... J>
+constexpr auto marked_bytes(std::index_sequence<J...>) {
+    return std::bit_cast<std::array<unsigned char, sizeof(T)>>(T{mark_field<I>{J}...});
+}
+
+/// True when byte K of T is 1 with field I marked. A padding byte comes out of a constant
+/// bit_cast indeterminate, and reading it is no constant: substitution fails, false.
+template <class T, std::size_t I, std::size_t K,
+          bool Marked =
+              marked_bytes<T, I>(std::make_index_sequence<boost::pfr::tuple_size_v<T>>{})[K] == 1>
+constexpr bool marked_at(int) {
+    return Marked;
+}
+template <class T, std::size_t I, std::size_t K>
+constexpr bool marked_at(long) {
+    return false;
+}
+
+/// Where the ABI rule puts field I of T, from the declared member types: {begin, end of field I-1}.
+template <class T, std::size_t I, std::size_t... J>
+constexpr std::array<std::size_t, 2> abi_position(std::index_sequence<J...>) {
+    std::size_t sizes[] = {J..., 0}, alignments[] = {J..., 1};
+    bool castable[] = {(static_cast<void>(J), false)..., true};
+    T probed{field_probe{&sizes[J], &alignments[J], &castable[J]}...};
+    (void)probed;
+    std::size_t end = 0;
+    for (std::size_t j = 0; j < I; ++j) end = align_up(end, alignments[j]) + sizes[j];
+    return {align_up(end, alignments[I]), end};
+}
+
+/// True when field I of T, marked, starts where an alignas(A) for some A up to alignof(T) would
+/// have moved it: the next multiple of A from End, the end of field I-1, if that is past Abi.
+template <class T, std::size_t I, std::size_t End, std::size_t Abi, std::size_t A = 2>
+constexpr bool moved_by_alignas() {
+    constexpr std::size_t at = align_up(End, A);
+    if constexpr (A > alignof(T) || at >= sizeof(T))
+        return false;
+    else if constexpr (at > Abi && marked_at<T, I, at>(0))
+        return true;
+    else
+        return moved_by_alignas<T, I, End, Abi, 2 * A>();
+}
+
+/// T is not layout-compatible with its member types laid out plainly, yet as large and as
+/// aligned: a bit-field, or a member that an alignas moved. Field by field, each marked in turn:
+/// the first one not where the ABI rule puts it, but where an alignas would, was moved; all
+/// where the rule puts them (a bit-field as wide as its type) or one elsewhere is a bit-field.
+template <class T, std::size_t I = 0>
+constexpr bool bit_field_rather_than_alignas() {
+    constexpr auto seq = std::make_index_sequence<boost::pfr::tuple_size_v<T>>{};
+    if constexpr (I == boost::pfr::tuple_size_v<T>) {
+        return true;
+    } else {
+        constexpr auto abi = abi_position<T, I>(seq);
+        if constexpr (marked_at<T, I, abi[0]>(0))
+            return bit_field_rather_than_alignas<T, I + 1>();
+        else
+            return !moved_by_alignas<T, I, abi[1], abi[0]>();
+    }
+}
+
+template <class T, bool MembersBitCastable>
 constexpr bool layout_compatible_sign() {
-    return !layout_compatible_with_plain_members<T>(
-        std::make_index_sequence<boost::pfr::tuple_size_v<T>>{});
+    if constexpr (layout_compatible_with_plain_members<T>(
+                      std::make_index_sequence<boost::pfr::tuple_size_v<T>>{}))
+        return false;
+    else if constexpr (MembersBitCastable)
+        return bit_field_rather_than_alignas<T>();
+    else
+        return false; // a pointer member: T's bytes cannot tell the two apart
 }
 #else
-template <class T>
+template <class T, bool MembersBitCastable>
 constexpr bool layout_compatible_sign() {
     return false;
 }
@@ -150,7 +237,7 @@ constexpr bool bit_field_signs(int) {
         return true;
     } else if constexpr (sizeof(T) == D.size && alignof(T) == D.alignment) {
         // Otherwise an alignas (on a member or on T) makes T differ from the plain members.
-        return layout_compatible_sign<T>();
+        return layout_compatible_sign<T, D.bit_castable>();
     } else {
         return false;
     }
