@@ -177,9 +177,11 @@ TYPED_TEST(key_overlap, keys_overlapping_x_otherwise_throw_and_change_nothing) {
     C x(values.begin(), values.end());
     auto first_cell = [&] { return &x.template column<&Cell::cell>()[0]; };
     // one element further on: overlaps the column (or, for AoS/AoSoA, the elements) but is not it
-    const std::span<int> shifted(first_cell() + 1, n);
-    const std::span<int> shifted_back(first_cell() - 1, n); // starts in the leaf before it
-    for (std::span<int> keys : {shifted, shifted_back}) {
+    std::vector<std::span<int>> overlapping{std::span<int>(first_cell() + 1, n)};
+    // starting in the leaf before it, where the column does not open the block (split's part)
+    if (static_cast<const void*>(first_cell()) != x.view().storage().first_byte())
+        overlapping.emplace_back(first_cell() - 1, n);
+    for (std::span<int> keys : overlapping) {
         const std::vector<Cell> before = cells_of(x);
         const std::vector<int> keys_before(keys.begin(), keys.end());
         EXPECT_THROW(layout::sort_by_key(keys, x), std::invalid_argument);
