@@ -33,7 +33,7 @@ INSN = re.compile(r"/\*([0-9a-f]{4,})\*/\s+(.*?)\s*;")
 
 
 def demangle(names):
-    for tool in ("cu++filt", "c++filt"):
+    for tool in ("cu++filt", "/usr/local/cuda/bin/cu++filt", "c++filt"):
         path = shutil.which(tool)
         if path:
             out = subprocess.run([path], input="\n".join(names), capture_output=True, text=True).stdout.splitlines()
@@ -50,6 +50,8 @@ def parse_mangled_lib(name):
     at = m.end(1)
     struct = name[at:at + int(m.group(1))]
     m = re.search(r"policy(\d+)", name)
+    if not m:  # a policy spelled through a substitution (split<...>): not compared
+        return None
     at = m.end(1)
     policy = name[at:at + int(m.group(1))]
     rest = name[at + int(m.group(1)):]
@@ -59,6 +61,8 @@ def parse_mangled_lib(name):
         rest = rest[lanes.end():]
     rest = rest.lstrip("E")  # the Es closing the policy's template arguments
     m = re.match(r"(\d+)", rest)
+    if not m:
+        return None
     functor = rest[m.end(1):m.end(1) + int(m.group(1))]
     per_thread = re.match(r"Lm(\d+)E", rest[m.end(1) + int(m.group(1)):])
     if per_thread and per_thread.group(1) != "1":

@@ -2,7 +2,8 @@
 """Vectorized or not, per kernel and layout, from the disassembly of a built particles_cpu.
 
 The CPU counterpart of bench/sass_compare.py: objdump -d the binary, find the out-of-line loop
-functions (the library's layout::detail::host_loop_{aos,soa,aosoa}<T, F> and the hand-written
+functions (the library's layout::detail::host_loop_elements<T, Layout, F> and
+layout::policy::aosoa<N>::host_loop<T, F>, and the hand-written
 particles::cpu_raw loops), and count in each
   packed  - packed float arithmetic on xmm/ymm/zmm (addps, vmulps, vfmadd231ps, ...)
   scalar  - scalar float arithmetic (addss, mulss, ...)
@@ -47,15 +48,18 @@ def functions(binary):
 
 def classify(name):
     """(kernel, element, layout, variant) of a loop function, or None."""
-    m = re.match(r"void layout::detail::host_loop_(aos|soa|aosoa)<(?:const )?(\w+)(?: const)?, (\d+)?", name)
+    # layout::detail::host_loop_elements<T, layout::policy::aos|soa|split<...>, F const, ...>
+    # and the AoSoA block/lane nest, layout::policy::aosoa<N>::host_loop<T, F const>
+    m = re.match(r"void layout::detail::host_loop_elements<(?:const )?(\w+)(?: const)?, "
+                 r"layout::policy::(aos|soa|split)\b", name) or \
+        re.match(r"void layout::policy::(aosoa)<(\d+)u?l?>::host_loop<(?:const )?(\w+)", name)
     if m:
         f = FUNCTOR.search(name)
         if not f:
             return None
-        layout = "aosoa" + m.group(3).rstrip("ul") if m.group(1) == "aosoa" else m.group(1)
         if m.group(1) == "aosoa":
-            layout = "aosoa" + re.search(r"host_loop_aosoa<[^,]+, (\d+)", name).group(1)
-        return KERNELS[f.group(1)], m.group(2), layout, "library"
+            return KERNELS[f.group(1)], m.group(3), "aosoa" + m.group(2), "library"
+        return KERNELS[f.group(1)], m.group(1), m.group(2), "library"
     if "particles::cpu_raw::" not in name:
         return None
     m = re.search(r"cpu_raw::(\w+?)_(aos|soa)(?:<(\w+)>)?\(", name)

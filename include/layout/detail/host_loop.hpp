@@ -17,6 +17,8 @@
 ///    instructions against 200 at -O3) and clang 14 likewise: no vectorization at all.
 ///  - The loop pragma (omp simd with OpenMP, else GCC ivdep / clang assume_safety) says what
 ///    for_each_index requires: f(v, i) touches element i only, so iterations are independent.
+///    Over whole elements (AoS) it does not force vectorization: the compiler's cost model
+///    decides, as for the hand-written loop (config.hpp, LAYOUT_IVDEP_STRIDED).
 #pragma once
 
 #include "../config.hpp"
@@ -45,8 +47,13 @@ LAYOUT_HOST_LOOP void host_loop_elements(F& f, std::size_t n, std::size_t begin,
                                          Pointee* LAYOUT_RESTRICT... pointers) {
     const view<T, Layout> v(storage<T, Layout>::rebuild(pointers...), n);
     end = std::min(end, n); // a no-op that lets debug builds' bounds checks (i < n) fold away
-    LAYOUT_IVDEP
-    for (std::size_t i = begin; i < end; ++i) f(v, i);
+    if constexpr (requires { mapping<T, Layout>::element_stride; }) {
+        LAYOUT_IVDEP_STRIDED
+        for (std::size_t i = begin; i < end; ++i) f(v, i);
+    } else {
+        LAYOUT_IVDEP
+        for (std::size_t i = begin; i < end; ++i) f(v, i);
+    }
 }
 
 #if defined(__clang__)
