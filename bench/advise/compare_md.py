@@ -7,26 +7,30 @@ measurements (python3, no packages): the output folder of bench/advise/validate_
 Reads from OUT (any may be missing: its columns stay empty):
   predicted_md.txt, predicted_gather.txt   md_advice and gather_advice ("predict" lines)
   md_<layout>_<atoms>.txt                  md_gpu --compare-raw: "library <layout> <ms> ms"
-  ncu_md_<layout>.csv                      ncu on md_gpu (2,048,000 atoms): lj_full<..., false>,
-                                           initial_integrate, final_integrate
+  ncu_md_<layout>.csv                      ncu on md_gpu (2,048,000 atoms): the last launches of
+                                           lj_full<..., false>, initial_integrate, final_integrate
   {gather,scatter}_gpu.json                Google Benchmark: <op>/Particle/<layout>/<order>
   ncu_{gather,scatter}_<layout>.csv        ncu on the library's random gather / scatter
 
-Times: the force kernel from md_gpu (median), the integration kernels from ncu's
+Layouts: aos, soa, aosoa32, and split (md::split_layout: positions AoS, the rest SoA; md_gpu
+--layout split). Times: the force kernel from md_gpu (median), the integration kernels from ncu's
 gpu__time_duration (one launch, caches flushed), gather/scatter from Google Benchmark. Ratios are
 to SoA; layouts within 5% of the fastest tie. Sectors per element: predicted (view + the list or
 index loads outside it) against ncu's l1tex__t_sectors_pipe_lsu_mem_global_op_{ld,st}.sum / n.
 """
 import argparse
 import collections
-import csv
 import glob
-import io
 import json
 import os
 import re
+import sys
 
-TIE = 0.05
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from validation import (err, fmt, fmt_err, kernel_args, per_element,  # noqa: E402
+                        print_winners, read_ncu, summary)
+
+LAYOUTS = ("aos", "soa", "aosoa32", "split")
 MD_ATOMS = 2048000
 PARTICLES = 33554432
 
@@ -49,48 +53,18 @@ def read_predicted(paths):
     return rows
 
 
-def layout_of(name):
-    m = re.search(r"policy::(aosoa)<\s*(\d+)|policy::(soa|aos)\b", name)
-    if not m:
+def md_kernel(name):
+    """(kernel, layout) of an MD kernel ncu captured, or None: md_initial, md_final, and md_force
+    for lj_full<Real, false> (the compare-raw launch md_gpu times; <..., true> is a thermo step's)."""
+    args = kernel_args(name)
+    if not args:
         return None
-    return "aosoa" + m.group(2) if m.group(1) else m.group(3)
-
-
-def read_ncu(path):
-    """Rows of one ncu --csv file: [(kernel name, {metric: value})], in launch order."""
-    try:
-        text = open(path, errors="replace").read()
-    except OSError:
-        return []
-    lines = [l for l in text.splitlines() if l.startswith('"')]
-    if not lines:
-        return []
-    launches = collections.OrderedDict()
-    for row in csv.DictReader(io.StringIO("\n".join(lines))):
-        name = row.get("Kernel Name") or row.get("Function Name") or ""
-        try:
-            value = float(row["Metric Value"].replace(",", ""))
-        except (KeyError, ValueError):
-            continue
-        unit = row.get("Metric Unit", "")
-        scale = {"byte": 1, "Kbyte": 1e3, "Mbyte": 1e6, "Gbyte": 1e9, "KB": 1e3, "MB": 1e6,
-                 "GB": 1e9, "nsecond": 1e-9, "usecond": 1e-6, "msecond": 1e-3,
-                 "second": 1}.get(unit, 1)
-        entry = launches.setdefault(row.get("ID"), (name, {}))
-        entry[1][row.get("Metric Name", "")] = value * scale
-    return list(launches.values())
-
-
-def ncu_summary(metrics, n):
-    def get(*names):
-        if not all(m in metrics for m in names):
-            return None
-        return sum(metrics[m] for m in names) / n
-    d = get("gpu__time_duration.sum")
-    return {"ld": get("l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum"),
-            "st": get("l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum"),
-            "dram": get("dram__bytes_read.sum", "dram__bytes_write.sum"),
-            "us": d * n * 1e6 if d is not None else None}
+    functor, targs = args[2], args[3]
+    kernel = ("md_initial" if functor == "initial_integrate" else
+              "md_final" if functor == "final_integrate" else
+              "md_force" if functor == "lj_full" and targs[1:2] in (["false"], ["0"], ["(bool)0"])
+              else None)
+    return (kernel, args[1]) if kernel else None
 
 
 def read_measured(out):
@@ -105,16 +79,15 @@ def read_measured(out):
             put(("md_force", "atom(80B)-" + atoms.group(1), lib.group(1)),
                 us=float(lib.group(2)) * 1e3)
     for path in glob.glob(os.path.join(out, "ncu_md_*.csv")):
-        seen = set()
+        # ncu profiles the last launches of the run (validate_md_on_gpu.sh): of each kernel, the
+        # last one is step 100's (the force kernel: compare-raw's, after the run).
+        last = {}
         for name, metrics in read_ncu(path):
-            layout = layout_of(name)
-            kernel = ("md_initial" if "initial_integrate" in name else
-                      "md_final" if "final_integrate" in name else
-                      "md_force" if re.search(r"lj_full<\s*double\s*,\s*false", name) else None)
-            if not layout or not kernel or kernel in seen:
-                continue
-            seen.add(kernel)
-            s = ncu_summary(metrics, MD_ATOMS)
+            key = md_kernel(name)
+            if key:
+                last[key] = metrics
+        for (kernel, layout), metrics in last.items():
+            s = per_element(metrics, MD_ATOMS)
             key = (kernel, "atom(80B)-%d" % MD_ATOMS, layout)
             # the force kernel's time is md_gpu's median; the integration kernels' is ncu's
             put(key, ld=s["ld"], st=s["st"], dram=s["dram"], ncu_us=s["us"])
@@ -127,33 +100,16 @@ def read_measured(out):
             bench = []
         for b in bench:
             t = b.get("name", "").split("/")
-            if len(t) >= 4 and t[1] == "Particle" and t[2] in ("aos", "soa", "aosoa32"):
+            if len(t) >= 4 and t[1] == "Particle" and t[2] in LAYOUTS:
                 scale = {"ns": 1e-3, "us": 1, "ms": 1e3, "s": 1e6}[b.get("time_unit", "us")]
                 put((op + "_" + t[3], "Particle(32B)", t[2]), us=b["real_time"] * scale)
-        for layout in ("aos", "soa", "aosoa32"):
+        for layout in LAYOUTS:
             launches = read_ncu(os.path.join(out, "ncu_%s_%s.csv" % (op, layout)))
             if launches:
-                s = ncu_summary(launches[0][1], PARTICLES)
+                s = per_element(launches[0][1], PARTICLES)
                 put((op + "_random", "Particle(32B)", layout), ld=s["ld"], st=s["st"],
                     dram=s["dram"])
     return meas
-
-
-def err(p, m):
-    return None if p is None or m in (None, 0) else (p - m) / m
-
-
-def fmt(x, spec="{:.2f}", width=7):
-    return (spec.format(x) if x is not None else "-").rjust(width)
-
-
-def fmt_err(e, width=6):
-    return ("{:+.0f}%".format(100 * e) if e is not None else "-").rjust(width)
-
-
-def winners(rows, field):
-    best = min(r[field] for r in rows.values())
-    return sorted(l for l, r in rows.items() if r[field] <= best * (1 + TIE))
 
 
 def main():
@@ -198,34 +154,12 @@ def main():
         by_kernel.setdefault((kernel, element), {})[layout] = {
             "pred": p["ratio"], "meas": m.get("ratio")}
 
-    print("\nwinner (layouts within %.0f%% of the fastest count as tied):" % (100 * TIE))
-    agree = total = 0
-    for (kernel, element), rows in by_kernel.items():
-        pw = winners(rows, "pred")
-        have = {l: r for l, r in rows.items() if r["meas"] is not None}
-        mw = winners(have, "meas") if len(have) == len(rows) else []
-        ok = bool(mw) and bool(set(pw) & set(mw))
-        if mw:
-            total += 1
-            agree += ok
-        print("  %-14s %-19s predicted %-22s measured %-22s %s"
-              % (kernel, element, "=".join(pw), "=".join(mw) or "-",
-                 ("agree" if ok else "DISAGREE") if mw else ""))
-
-    def summary(name, errors, goal):
-        if not errors:
-            print("%s: no measurements" % name)
-            return
-        worst = max(errors)
-        within = sum(1 for e in errors if e[0] <= goal)
-        print("%s: mean |error| %.1f%%, worst %.1f%% (%s %s %s), %d of %d within %.0f%%"
-              % (name, 100 * sum(e[0] for e in errors) / len(errors), 100 * worst[0], worst[1],
-                 worst[2], worst[3], within, len(errors), 100 * goal))
+    agree, total = print_winners(by_kernel, 34)
 
     print()
     if total:
         print("winners: %d of %d kernels agree" % (agree, total))
-    summary("time ratios (aos, aosoa32 vs soa)", ratio_errors, 0.25)
+    summary("time ratios (aos, aosoa32, split vs soa)", ratio_errors, 0.25)
     summary("L1 sectors per element (ld, st)", sector_errors, 0.10)
 
 

@@ -1,16 +1,18 @@
 #!/usr/bin/env bash
 # Checks the layout advisor's predictions for the MD kernels (examples/md: lj_full, initial_integrate,
 # final_integrate) and for layout::cuda::gather and scatter against an H100, in one call of about
-# 6 minutes on the GPU machine (from the repository root):
+# 4 minutes on the GPU machine (from the repository root; 2026-11-24 without split: 2.5 minutes
+# after the build):
 #   OUT=/some/dir bash bench/advise/validate_md_on_gpu.sh
 #   1. builds md_gpu, gather_gpu, scatter_gpu (Release, sm_90) and md_advice, gather_advice (host);
 #   2. the predictions: md_advice (in.lj, 32,000 atoms after 100 steps, traced on the real atoms
 #      and neighbor list) and gather_advice, in the background while the GPU runs;
-#   3. md_gpu --compare-raw: the library's force kernel timed under each layout, 32,000 and
-#      2,048,000 atoms, after 100 steps of in.lj (medians of 50 and 20 launches);
-#   4. ncu on md_gpu, 2,048,000 atoms, each layout: step 100's initial_integrate, lj_full<true>
-#      and final_integrate, and --compare-raw's first lj_full<false> (L1 sectors loaded and
-#      stored, DRAM bytes, duration: the integration kernels' times come from here);
+#   3. md_gpu --compare-raw: the library's force kernel timed under each layout (aos, soa,
+#      aosoa32, split: positions AoS, the rest SoA), 32,000 and 2,048,000 atoms, after 100 steps
+#      of in.lj (medians of 50 and 20 launches);
+#   4. ncu on md_gpu, 2,048,000 atoms, each layout: the last 12 MD kernels of the run, steps
+#      97-100 and --compare-raw's lj_full<false> (L1 sectors loaded and stored, DRAM bytes,
+#      duration: the integration kernels' times come from here); ncu_md_<layout>.txt lists them;
 #   5. gather_gpu and scatter_gpu (32 Mi Particles, sorted and random indices, every layout,
 #      library and raw kernels), Google Benchmark JSON;
 #   6. ncu on the library's random gather and scatter under each layout (one launch each);
@@ -20,7 +22,7 @@
 set -uo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/../.."
 OUT="${OUT:-$PWD/out}"
-BUILD="${BUILD:-/tmp/build-advise-md}"
+BUILD="${BUILD:-/tmp/build-advise}" # shared with validate_on_gpu.sh: same configuration
 mkdir -p "$OUT" "$BUILD"
 exec > >(tee -a "$OUT/log.txt") 2>&1
 status=0
@@ -51,7 +53,7 @@ gather_gpu=$(exe gather_gpu); scatter_gpu=$(exe scatter_gpu)
   step 60 predict_gather "$OUT/predicted_gather.txt" "$gather_advice" --n 33554432 ) &
 predict_pid=$!
 
-for layout in aos soa aosoa32; do
+for layout in aos soa aosoa32 split; do
     step 60 "md_${layout}_32000" "$OUT/md_${layout}_32000.txt" "$md_gpu" --lattice fcc 0.8442 \
         --cells 20 20 20 --device gpu --layout "$layout" --no-timing --compare-raw 50
     step 90 "md_${layout}_2048000" "$OUT/md_${layout}_2048000.txt" "$md_gpu" --lattice fcc 0.8442 \
@@ -61,14 +63,23 @@ grep -h "library " "$OUT"/md_*_*.txt
 
 metrics=l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum,l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum
 metrics+=,dram__bytes_read.sum,dram__bytes_write.sum,gpu__time_duration.sum
-# Matching launches before --compare-raw's: the set-up's lj_full, then 3 per step (initial,
-# lj_full, final): skipping 298 leaves step 100's three and compare-raw's first lj_full<false>.
-for layout in aos soa aosoa32; do
+# The library launches every functor as layout::cuda::detail::for_each_index_kernel<T, Layout,
+# F, ...>: ncu's default name base (the bare function name, what validate_on_gpu.sh matches) is
+# the same for every MD kernel. The MD functors are template arguments: only the demangled name
+# holds them, matched here by regex (".*" on both sides: a search, whether ncu searches or
+# matches the whole name). --launch-skip counts the launches that match the filter: the set-up's
+# lj_full, 3 per step (initial_integrate, lj_full, final_integrate), compare-raw's lj_full<false>:
+# 302; skipping 290 profiles steps 97-100 and compare-raw's. compare_md.py takes each kernel's
+# last launch, so a count off by a few still finds step 100's.
+md_filter='regex:.*for_each_index_kernel<.*(lj_full|initial_integrate|final_integrate).*'
+for layout in aos soa aosoa32 split; do
     step 120 "ncu_md_${layout}" "$OUT/ncu_md_${layout}.csv" ncu --clock-control none --csv \
-        --metrics "$metrics" --kernel-name-base demangled --kernel-name regex:'lj_full|integrate' \
-        --launch-skip 298 --launch-count 4 \
+        --metrics "$metrics" --kernel-name-base demangled --kernel-name "$md_filter" \
+        --launch-skip 290 --launch-count 12 \
         "$md_gpu" --lattice fcc 0.8442 --cells 80 80 80 --device gpu --layout "$layout" \
         --no-timing --compare-raw 1
+    python3 bench/advise/validation.py "$OUT/ncu_md_${layout}.csv" > "$OUT/ncu_md_${layout}.txt"
+    head -1 "$OUT/ncu_md_${layout}.txt"
 done
 
 for op in gather scatter; do

@@ -4,7 +4,8 @@
 // cells, stencil and list order), runs --steps steps (100: the state md_gpu --compare-raw times),
 // and layout::advise traces lj_full, initial_integrate and final_integrate over --samples
 // consecutive atoms starting at --first, so that each warp of 32 consecutive atoms gathers the
-// neighbours its real list names. Prints the advice per kernel, then "predict" lines for
+// neighbours its real list names. Layouts: aos, soa, aosoa32 and md::split_layout (md_gpu
+// --layout split: positions AoS, the rest SoA), with the split the advisor itself proposes. Prints the advice per kernel, then "predict" lines for
 // bench/advise/compare_md.py, for each atom count of --n (the ratios depend on it only through
 // the fixed launch cost).
 //
@@ -111,6 +112,7 @@ int main(int argc, char** argv) {
     opt.trace.samples = samples;
     opt.trace.first = first == layout::advisor::trace_options::spread ? n / 2 / 32 * 32 : first;
     const std::span<const atom_t> real(all);
+    const layout::advisor::field_names names{"md::atom<double>", {"x", "v", "f", "type", "id"}};
 
     std::vector<prediction> out;
     auto predict = [&](const char* kernel, const auto& f, double other_bytes, double other_ld) {
@@ -120,11 +122,17 @@ int main(int argc, char** argv) {
             g.gpu.elements = atoms;
             g.gpu.other_bytes = other_bytes;
             g.gpu.other_sectors = other_ld;
-            const auto a = layout::advise_trace<atom_t>(trace, g);
+            // The layouts md_gpu runs, split as md_gpu --layout split stores it.
+            const auto a =
+                layout::advise_trace<atom_t, layout::policy::aos, layout::policy::soa,
+                                     layout::policy::aosoa<32>, md::split_layout<double>>(trace, g);
             const std::string element = "atom(80B)-" + std::to_string(atoms);
             std::printf("== %s %s (traced: atoms %zu..%zu of %zu)\n", kernel, element.c_str(),
                         opt.trace.first, opt.trace.first + trace.samples - 1, n);
             a.print(stdout, kernel);
+            if (const auto s = layout::advisor::propose_split(trace))
+                std::printf("  the advisor's split: %s (%s)\n", s->template spelling<atom_t>(names).c_str(),
+                            s->why.c_str());
             std::printf("\n");
             out.push_back({kernel, element, a.costs, other_ld});
         }

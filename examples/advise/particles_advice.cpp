@@ -1,7 +1,9 @@
 // The advisor's predictions for every kernel of examples/particles, from the kernels' own
 // functors: the full advice per kernel, then one table of predicted time ratios (AoS / SoA,
-// AoSoA<32> / SoA) and of the sectors per element ncu should count, and the same numbers as
-// "predict" lines that bench/advise/compare.py reads beside the H100's measurements.
+// AoSoA<32> / SoA, split / SoA) and of the sectors per element ncu should count, and the same
+// numbers as "predict" lines that bench/advise/compare.py reads beside the H100's measurements.
+// split is particles::split_of<T>, the split particles_gpu runs (positions and velocities AoS,
+// the rest SoA); each advice also names the split the advisor would propose for that kernel.
 //
 //   particles_advice [--n 33554432]   (elements per launch, for the fixed launch cost)
 #include "../particles/common.hpp"
@@ -22,22 +24,39 @@ struct summary {
     std::string kernel, element;
     std::vector<layout::advisor::layout_cost> costs;
     std::string best;
-    double aos_over_soa, aosoa_over_soa;
+    double aos_over_soa, aosoa_over_soa, split_over_soa;
 };
+
+template <class T>
+layout::advisor::field_names names_of();
+template <>
+layout::advisor::field_names names_of<Particle>() {
+    return {"Particle", {"x", "y", "z", "vx", "vy", "vz", "mass", "charge"}};
+}
+template <>
+layout::advisor::field_names names_of<WideParticle>() {
+    return {"WideParticle",
+            {"pos", "vel", "force", "mass", "charge", "energy", "id", "type", "cell", "flags"}};
+}
 
 template <class T, class F>
 summary advise_one(const char* kernel, const char* element, const F& f,
                    const layout::advise_options& opt) {
-    const auto a = layout::advise<T>(f, opt);
+    using namespace particles;
+    const auto a = layout::advise<T, aos, soa, aosoa32, split_of<T>>(f, opt);
     std::printf("== %s %s\n", kernel, element);
     a.print(stdout, kernel);
+    if (const auto s = layout::advisor::propose_split(a.trace))
+        std::printf("  the advisor's split: %s (%s)\n", s->template spelling<T>(names_of<T>()).c_str(),
+                    s->why.c_str());
     std::printf("\n");
     return {kernel,
             element,
             a.costs,
             a.best().layout,
             a.ratio("aos", "soa"),
-            a.ratio("aosoa32", "soa")};
+            a.ratio("aosoa32", "soa"),
+            a.ratio("split", "soa")};
 }
 
 /// dst[i] = src[idx[i]] written as one view's functor: element i takes the value of element
@@ -81,12 +100,14 @@ int main(int argc, char** argv) {
             advise_one<Particle>("gather", "Particle(32B)", gather_elements{perm.data()}, g));
     }
 
-    std::printf("%-12s %-14s %9s %12s %-8s   %s\n", "kernel", "element", "aos/soa", "aosoa32/soa",
-                "winner", "L1 sectors per element, ld+st (aos | soa | aosoa32)");
+    std::printf("%-12s %-14s %9s %12s %10s %-8s   %s\n", "kernel", "element", "aos/soa",
+                "aosoa32/soa", "split/soa", "winner",
+                "L1 sectors per element, ld+st (aos | soa | aosoa32 | split)");
     for (const auto& s : all) {
-        std::printf("%-12s %-14s %8.2fx %11.2fx %-8s  ", s.kernel.c_str(), s.element.c_str(),
-                    s.aos_over_soa, s.aosoa_over_soa, s.best.c_str());
-        for (const char* l : {"aos", "soa", "aosoa32"})
+        std::printf("%-12s %-14s %8.2fx %11.2fx %9.2fx %-8s  ", s.kernel.c_str(),
+                    s.element.c_str(), s.aos_over_soa, s.aosoa_over_soa, s.split_over_soa,
+                    s.best.c_str());
+        for (const char* l : {"aos", "soa", "aosoa32", "split"})
             for (const auto& c : s.costs)
                 if (c.layout == l) std::printf(" %6.3f+%-6.3f", c.l1_sectors_ld, c.l1_sectors_st);
         std::printf("\n");

@@ -1,7 +1,8 @@
 /// \file advise.hpp
 /// Which layout suits a kernel, predicted before it runs on a GPU: layout::advise runs the kernel's
-/// functor unchanged on the host through a tracing view (advise/trace.hpp), then costs what it
-/// read and wrote under each layout (advise/cost.hpp) and ranks the layouts.
+/// functor unchanged on the host through a tracing view (advise/trace.hpp), proposes a split of
+/// its leaves (advise/split.hpp), then costs what it read and wrote under each layout
+/// (advise/cost.hpp) and ranks the layouts.
 ///
 ///     struct scale_mass {
 ///         float c;
@@ -14,16 +15,22 @@
 ///
 ///     layout   sectorB  dramB ... L1sec.ld L1sec.st  lines ... bound   GPU time  vs best ...
 ///     soa          8.0    8.0 ...    0.125    0.125  0.062 ... bytes   104.6 us    1.00x ...
+///     split        8.0    8.0 ...    0.125    0.125  0.062 ... bytes   104.6 us    1.00x ...
 ///     aosoa32      8.0    8.0 ...    0.125    0.125  0.062 ... bytes   121.3 us    1.16x ...
 ///     aos         64.0   64.0 ...    1.000    1.000  0.500 ... bytes   731.0 us    6.99x ...
-///     recommended: soa
+///     recommended: soa (or split: within 5%)
+///     split = layout::policy::split<layout::policy::aos, layout::policy::soa, 6>: the leaves ...
 ///     a.ratio("aos", "soa") == 6.99                  // measured on an H100: 6.3-6.9
+///
+/// The split candidate (advise/split.hpp) is spelled with field indices, or with member pointers
+/// where advise_options::names gives the struct's and its fields' names.
 ///
 /// The predictions are a model (see bench/results/advise-2026-11-24/README.md for how far they are
 /// from measurements on an H100): rank the layouts with it, then measure the winner.
 #pragma once
 
 #include "advise/cost.hpp"
+#include "advise/split.hpp"
 #include "advise/trace.hpp"
 #include "config.hpp"
 #include "policies.hpp"
@@ -31,6 +38,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <optional>
 #include <span>
 #include <string>
 #include <utility>
@@ -44,11 +52,17 @@ struct advise_options {
     advisor::cpu_model cpu{};
     /// Layouts whose predicted times differ by less than this fraction are called equivalent.
     double tie = 0.05;
+    /// With the default layouts: also cost the split that advisor::propose_split finds.
+    bool propose_split = true;
+    /// The struct's name and its fields' names, for the split's spelling (&Particle::x rather
+    /// than field index 0).
+    advisor::field_names names{};
 };
 
 template <class T>
 struct advice;
-/// Costs a trace under each layout of Layouts (default: aos, soa, aosoa<32>) and ranks them.
+/// Costs a trace under each layout of Layouts (default: aos, soa, aosoa<32> and the proposed split)
+/// and ranks them.
 template <class T, class... Layouts>
 advice<T> advise_trace(advisor::access_trace<T> trace, const advise_options& opt = {});
 
@@ -58,6 +72,8 @@ struct advice {
     advisor::access_trace<T> trace;
     std::vector<advisor::layout_cost> costs; ///< ranked: predicted GPU time, fastest first
     advise_options options;
+    /// The split costed as "split" (the default layouts only; none where no split fits the trace).
+    std::optional<advisor::split_choice> split;
 
     const advisor::layout_cost& best() const { return costs.front(); }
     /// The cost under the layout named name ("aos", "soa", "aosoa32"); the best one if none is.
@@ -69,6 +85,17 @@ struct advice {
     /// Predicted GPU time of layout a over that of layout b.
     double ratio(const std::string& a, const std::string& b) const {
         return (*this)[a].gpu_seconds / (*this)[b].gpu_seconds;
+    }
+    bool has(const std::string& name) const {
+        for (const auto& c : costs)
+            if (c.layout == name) return true;
+        return false;
+    }
+    /// The layout named name as the user writes it ("layout::policy::aosoa<32>"); empty if none.
+    std::string spelling(const std::string& name) const {
+        for (const auto& g : geometries_)
+            if (g.name == name) return g.spelling;
+        return {};
     }
 
     /// Why a layout costs what it does, in one line.
@@ -135,6 +162,8 @@ struct advice {
                 std::fprintf(out, " (or %s: within %.0f%%)", costs[k].layout.c_str(),
                              100 * options.tie);
         std::fprintf(out, "\n");
+        if (split)
+            std::fprintf(out, "  split = %s: %s\n", spelling("split").c_str(), split->why.c_str());
         for (const auto& c : costs)
             std::fprintf(out, "    %-9s %s\n", c.layout.c_str(), reason(c).c_str());
         std::fprintf(out,
@@ -169,12 +198,20 @@ advice<T> advise_trace(advisor::access_trace<T> trace, const advise_options& opt
     advice<T> a;
     a.options = opt;
     a.trace = std::move(trace);
-    if constexpr (sizeof...(Layouts) == 0)
+    if constexpr (sizeof...(Layouts) == 0) {
         a.geometries_ = {advisor::geometry_of<T, policy::aos>(),
                          advisor::geometry_of<T, policy::soa>(),
                          advisor::geometry_of<T, policy::aosoa<32>>()};
-    else
+        if (opt.propose_split) a.split = advisor::propose_split(a.trace);
+        if (a.split) a.geometries_.push_back(advisor::geometry_of_split<T>(*a.split, opt.names));
+    } else {
         a.geometries_ = {advisor::geometry_of<T, Layouts>()...};
+    }
+    // Two splits given explicitly: "split", "split2", ...
+    for (std::size_t k = 0, same = 0; k < a.geometries_.size(); ++k, same = 0) {
+        for (std::size_t q = 0; q < k; ++q) same += a.geometries_[q].name == a.geometries_[k].name;
+        if (same) a.geometries_[k].name += std::to_string(same + 1);
+    }
     for (const auto& g : a.geometries_)
         a.costs.push_back(advisor::cost_of(a.trace, g, opt.gpu, opt.cpu));
     std::stable_sort(a.costs.begin(), a.costs.end(),
@@ -183,7 +220,8 @@ advice<T> advise_trace(advisor::access_trace<T> trace, const advise_options& opt
 }
 
 /// Traces f (a functor f(view, i), as layout::for_each_index runs it) over elements of T and
-/// predicts its cost under each layout of Layouts (default: aos, soa, aosoa<32>).
+/// predicts its cost under each layout of Layouts (default: aos, soa, aosoa<32> and the split
+/// advisor::propose_split finds, if any).
 template <class T, class... Layouts, class F>
 advice<T> advise(const F& f, const advise_options& opt = {}) {
     return advise_trace<T, Layouts...>(advisor::trace<T>(f, opt.trace), opt);

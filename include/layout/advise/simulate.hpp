@@ -1,0 +1,278 @@
+/// \file advise/simulate.hpp
+/// The memory traffic of a trace under one layout, simulated on its geometry: the accesses a
+/// call makes (one per leaf, or whole elements in vector chunks), the granules (sectors, DRAM
+/// atoms, CPU lines) they move over a window of consecutive elements, and the sectors and
+/// 128-byte lines each warp instruction touches. advise/cost.hpp sums them into a layout_cost.
+///
+///     moved_bytes(t, units_of(t, g, m), g, 32, 0, false)   // sector bytes read per element
+///     touch_of(t, unit, g, m, seen).sectors                 // L1 sectors per thread of one access
+#pragma once
+
+#include "../config.hpp"
+#include "access.hpp"
+#include "geometry.hpp"
+#include "machine.hpp"
+#include "shadow.hpp"
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <map>
+#include <utility>
+#include <vector>
+
+namespace layout::advisor::detail {
+
+
+/// Granules [first, last] that bytes [offset, offset + size) cover.
+inline void add_granules(std::vector<std::uint64_t>& out, std::size_t offset, std::size_t size,
+                         std::size_t granule) {
+    for (std::size_t g = offset / granule; g <= (offset + size - 1) / granule; ++g)
+        out.push_back(g);
+}
+
+/// Distinct granules, and the runs of consecutive ones they form.
+struct granule_count {
+    std::size_t granules = 0, runs = 0;
+};
+inline granule_count count_granules(std::vector<std::uint64_t>& g) {
+    std::sort(g.begin(), g.end());
+    g.erase(std::unique(g.begin(), g.end()), g.end());
+    granule_count c{g.size(), 0};
+    for (std::size_t k = 0; k < g.size(); ++k) c.runs += k == 0 || g[k] != g[k - 1] + 1;
+    return c;
+}
+
+inline std::size_t random_element(std::size_t k, std::size_t salt, std::size_t capacity) {
+    return static_cast<std::size_t>(mix(k * 0x2545f4914f6cdd1dull + salt) % capacity);
+}
+
+/// One memory access of a call, as the GPU makes it: a leaf, or (gpu_model::vector_bytes) a
+/// chunk of a whole element.
+struct access_unit {
+    advisor::pattern pattern = pattern::self;
+    std::ptrdiff_t offset = 0;
+    std::size_t slot = 0;
+    std::size_t leaf = 0;
+    bool chunk = false;    ///< bytes [byte, byte + size) of the element, not leaf `leaf`
+    std::size_t byte = 0;
+    std::size_t size = 0;
+    double reads = 0, writes = 0;
+    std::size_t at(const layout_geometry& g, std::size_t e) const {
+        return chunk ? g.offset(e, 0, g.capacity) - g.leaves[0].offset + byte
+                     : g.offset(e, leaf, g.capacity);
+    }
+};
+
+/// The accesses of trace t under layout g: one per leaf, or whole elements in chunks.
+template <class T>
+std::vector<access_unit> units_of(const access_trace<T>& t, const layout_geometry& g,
+                                  const gpu_model& m) {
+    std::vector<access_unit> out;
+    const std::size_t vb = m.vector_bytes;
+    const bool vectors =
+        vb > 0 && g.whole_elements && sizeof(T) % vb == 0 && g.leaves[0].offset == 0;
+    std::vector<char> done(t.accesses.size(), 0);
+    for (std::size_t k = 0; k < t.accesses.size(); ++k) {
+        const leaf_access& a = t.accesses[k];
+        // The element (pattern, offset, slot) of access k: are all its leaves read (written)?
+        std::size_t reads = 0, writes = 0;
+        double rmin = 1e300, wmin = 1e300;
+        for (const auto& b : t.accesses)
+            if (b.pattern == a.pattern && b.offset == a.offset && b.slot == a.slot) {
+                if (b.reads > 0) ++reads, rmin = std::min(rmin, b.reads);
+                if (b.writes > 0) ++writes, wmin = std::min(wmin, b.writes);
+            }
+        const bool vread = vectors && reads == g.leaf_count, vwrite = vectors && writes == g.leaf_count;
+        access_unit u{a.pattern, a.offset, a.slot, a.leaf, false, 0, g.leaves[a.leaf].size,
+                      vread ? 0 : a.reads, vwrite ? 0 : a.writes};
+        if (u.reads > 0 || u.writes > 0) out.push_back(u);
+        bool first = true; // the element's first access adds the chunks
+        for (std::size_t q = 0; q < k; ++q)
+            if (t.accesses[q].pattern == a.pattern && t.accesses[q].offset == a.offset &&
+                t.accesses[q].slot == a.slot)
+                first = false;
+        if (first && (vread || vwrite))
+            for (std::size_t b = 0; b < sizeof(T); b += vb)
+                out.push_back({a.pattern, a.offset, a.slot, 0, true, b, vb, vread ? rmin : 0,
+                               vwrite ? wmin : 0});
+        done[k] = 1;
+    }
+    return out;
+}
+
+/// The element slot s of traced call c reached by index; false where it reached fewer.
+template <class T>
+bool traced_j(const access_trace<T>& t, std::size_t c, std::size_t s, std::size_t& j) {
+    if (c >= t.indexed_j.size() || s >= t.indexed_j[c].size()) return false;
+    j = t.indexed_j[c][s];
+    return true;
+}
+
+/// Bytes per element moved in granules of `granule` bytes by the accesses with reads (or
+/// writes). rmw: writes only, counting instead the granules written in part and not read by the
+/// same accesses, which DRAM must read before it writes them.
+template <class T>
+double moved_bytes(const access_trace<T>& t, const std::vector<access_unit>& units,
+                   const layout_geometry& g, std::size_t granule, double run_overhead, bool writes,
+                   bool rmw = false) {
+    constexpr std::size_t window = 4096, base = std::size_t{1} << 20;
+    auto wants = [&](const access_unit& a) { return (writes ? a.writes : a.reads) > 0; };
+    // Granules written in part, and not read: what a write there costs besides itself.
+    auto partial = [&](const std::vector<std::pair<std::size_t, std::size_t>>& written,
+                       std::vector<std::uint64_t> read) {
+        std::map<std::uint64_t, std::uint64_t> mask; // granule -> bytes written (granule <= 64)
+        for (const auto& [at, size] : written)
+            for (std::size_t b = at; b < at + size; ++b) mask[b / granule] |= 1ull << (b % granule);
+        std::sort(read.begin(), read.end());
+        const std::uint64_t full = granule >= 64 ? ~0ull : (1ull << granule) - 1;
+        std::vector<std::uint64_t> out;
+        for (const auto& [gr, mk] : mask)
+            if (mk != full && !std::binary_search(read.begin(), read.end(), gr)) out.push_back(gr);
+        return out;
+    };
+    auto count = [&](std::vector<std::uint64_t>& gs) {
+        const granule_count c = count_granules(gs);
+        return double(c.granules * granule) + double(c.runs) * run_overhead;
+    };
+
+    std::vector<std::uint64_t> stream, read_stream;
+    std::vector<std::pair<std::size_t, std::size_t>> written;
+    for (const auto& a : units) {
+        if (a.pattern == pattern::indexed) continue;
+        for (std::size_t e = base; e < base + window; ++e) {
+            const auto target = static_cast<std::size_t>(static_cast<std::ptrdiff_t>(e) + a.offset);
+            const std::size_t at = a.at(g, target);
+            if (wants(a)) {
+                add_granules(stream, at, a.size, granule);
+                if (rmw) written.push_back({at, a.size});
+            }
+            if (rmw && a.reads > 0) add_granules(read_stream, at, a.size, granule);
+        }
+    }
+    if (rmw) stream = partial(written, read_stream);
+    double bytes = count(stream) / double(window);
+
+    std::size_t slots = 0;
+    for (const auto& a : units)
+        if (a.pattern == pattern::indexed) slots = std::max(slots, a.slot + 1);
+    if (!t.indexed_j.empty()) {
+        // Real indices of consecutive calls (a neighbor list over atoms sorted by cell): what
+        // nearby calls share stays in L2 (the MD force kernel's neighbours lie within one slab
+        // of cells, a few MB), so each element's indexed leaves come from DRAM once per kernel:
+        // a stream over the elements, as if each call read its own.
+        std::vector<std::uint64_t> gs, rs;
+        std::vector<std::pair<std::size_t, std::size_t>> ws;
+        std::vector<char> leaf_used(g.leaf_count, 0);
+        for (const auto& a : units) {
+            if (a.pattern != pattern::indexed) continue;
+            if (a.chunk || leaf_used[a.leaf]) continue; // each leaf once, whatever its slots
+            if (!(wants(a) || (rmw && a.reads > 0))) continue;
+            leaf_used[a.leaf] = 1;
+            double w = 0, r = 0;
+            for (const auto& b : units)
+                if (b.pattern == pattern::indexed && b.leaf == a.leaf && !b.chunk)
+                    w = std::max(w, b.writes), r = std::max(r, b.reads);
+            for (std::size_t e = base; e < base + window; ++e) {
+                const std::size_t at = a.at(g, e);
+                if (writes ? w > 0 : r > 0) {
+                    add_granules(gs, at, a.size, granule);
+                    if (rmw) ws.push_back({at, a.size});
+                }
+                if (rmw && r > 0) add_granules(rs, at, a.size, granule);
+            }
+        }
+        if (rmw) gs = partial(ws, rs);
+        return bytes + count(gs) / double(window);
+    }
+    // Indexed elements: each a random element of its own, its leaves' granules moved for it.
+    for (std::size_t s = 0; s < slots; ++s) {
+        double freq = 0;
+        for (const auto& a : units)
+            if (a.pattern == pattern::indexed && a.slot == s && wants(a))
+                freq = std::max(freq, writes ? a.writes : a.reads);
+        if (freq == 0) continue;
+        constexpr std::size_t tries = 64;
+        double sum = 0;
+        for (std::size_t k = 0; k < tries; ++k) {
+            const std::size_t e = random_element(k, s, g.capacity);
+            std::vector<std::uint64_t> gs, rs;
+            std::vector<std::pair<std::size_t, std::size_t>> ws;
+            for (const auto& a : units) {
+                if (a.pattern != pattern::indexed || a.slot != s) continue;
+                const std::size_t at = a.at(g, e);
+                if (wants(a)) {
+                    add_granules(gs, at, a.size, granule);
+                    if (rmw) ws.push_back({at, a.size});
+                }
+                if (rmw && a.reads > 0) add_granules(rs, at, a.size, granule);
+            }
+            if (rmw) gs = partial(ws, rs);
+            sum += count(gs);
+        }
+        bytes += freq * sum / double(tries);
+    }
+    return bytes;
+}
+
+/// Per call: the L1 sectors a warp instruction of access a touches, / 32 (times how often a call
+/// makes it), and its 128-byte line requests. Consecutive elements for the element itself and its
+/// neighbours; for indexed ones, 32 random elements, or the real ones of 32 consecutive traced
+/// calls (lanes whose call reached no element in that slot sit out). With real indices a line
+/// counts as a request only the first time the traced calls touch it (`seen`: the L1 keeps what
+/// they share; the rest are hits, which cost sectors, not requests).
+struct warp_touch {
+    double sectors = 0, lines = 0;
+};
+template <class T>
+warp_touch touch_of(const access_trace<T>& t, const access_unit& a, const layout_geometry& g,
+                    const gpu_model& m, std::vector<std::uint64_t>& seen) {
+    warp_touch w;
+    if (a.pattern == pattern::indexed && !t.indexed_j.empty()) {
+        const std::size_t calls = t.indexed_j.size();
+        for (std::size_t c0 = 0; c0 + m.warp <= calls; c0 += m.warp) {
+            std::vector<std::uint64_t> sectors, lines;
+            for (std::size_t c = c0; c < c0 + m.warp; ++c) {
+                std::size_t j;
+                if (!traced_j(t, c, a.slot, j)) continue;
+                const std::size_t at = a.at(g, j);
+                add_granules(sectors, at, a.size, m.sector);
+                add_granules(lines, at, a.size, m.line);
+            }
+            w.sectors += double(count_granules(sectors).granules);
+            count_granules(lines);
+            for (std::uint64_t l : lines) {
+                const auto it = std::lower_bound(seen.begin(), seen.end(), l);
+                if (it != seen.end() && *it == l) continue;
+                seen.insert(it, l);
+                w.lines += 1;
+            }
+        }
+        const double per = 1.0 / double(calls / m.warp * m.warp);
+        w.sectors *= per;
+        w.lines *= per;
+        return w;
+    }
+    constexpr std::size_t warps = 8, base = std::size_t{1} << 20;
+    for (std::size_t k = 0; k < warps; ++k) {
+        std::vector<std::uint64_t> sectors, lines;
+        for (std::size_t th = 0; th < m.warp; ++th) {
+            const std::size_t e = base + k * m.warp + th;
+            const std::size_t target =
+                a.pattern == pattern::indexed
+                    ? random_element(e, a.slot, g.capacity)
+                    : static_cast<std::size_t>(static_cast<std::ptrdiff_t>(e) + a.offset);
+            const std::size_t at = a.at(g, target);
+            add_granules(sectors, at, a.size, m.sector);
+            add_granules(lines, at, a.size, m.line);
+        }
+        w.sectors += double(count_granules(sectors).granules);
+        w.lines += double(count_granules(lines).granules);
+    }
+    const double per = 1.0 / double(warps * m.warp);
+    w.sectors *= per;
+    w.lines *= per;
+    return w;
+}
+
+} // namespace layout::advisor::detail
