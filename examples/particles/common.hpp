@@ -440,6 +440,14 @@ concept runs_default = requires(const Backend& be, const F& f, const View& v) {
 template <class Backend, class F, class View>
 concept runs_llama = requires(const Backend& be, const F& f, const View& v) { be.run_llama(f, v); };
 template <class Backend, class F, class View>
+concept runs_element = requires(const Backend& be, const F& f, const View& v) {
+    be.run_element(f, v);
+};
+template <class Backend, class F, class View>
+void run_element_if_any(const Backend& be, const F& f, const View& v) {
+    if constexpr (runs_element<Backend, F, View>) be.run_element(f, v);
+}
+template <class Backend, class F, class View>
 void run_default_if_any(const Backend& be, const F& f, const View& v) {
     if constexpr (runs_default<Backend, F, View>) be.run_default(f, v);
 }
@@ -464,8 +472,9 @@ void run_case(const Backend& be, const char* kernel, const char* element, const 
     // lib: the functor through the library, one element per thread on the GPU (the raw
     // kernel's twin); raw: hand-written; automatic: the library's default elements per thread
     // (backends with run_default); llama: the AoS kernel written the way LLAMA's AoS mapping
-    // computes addresses (backends with run_llama).
-    enum class how { lib, raw, automatic, llama };
+    // computes addresses (backends with run_llama); element: the functor promised to touch its
+    // own element only (backends with run_element: AoS through shared memory on the GPU).
+    enum class how { lib, raw, automatic, llama, element };
     auto one = [&](how h, const auto& init) {
         using container = std::remove_cvref_t<decltype(init)>;
         using L = typename container::layout_type;
@@ -479,12 +488,15 @@ void run_case(const Backend& be, const char* kernel, const char* element, const 
                 be.run_lib(f, v);
             } else if (h == how::automatic) {
                 run_default_if_any(be, f, v);
+            } else if (h == how::element) {
+                run_element_if_any(be, f, v);
             } else {
                 run_llama_if_any(be, f, v);
             }
         };
         if (h == how::automatic && !runs_default<Backend, F, view_type>) return;
         if (h == how::llama && !runs_llama<Backend, F, view_type>) return;
+        if (h == how::element && !runs_element<Backend, F, view_type>) return;
         container work = init;
         run(work.view());
         be.sync();
@@ -494,6 +506,7 @@ void run_case(const Backend& be, const char* kernel, const char* element, const 
         const std::string name = h == how::raw    ? std::string("raw-") + layout_name(L{})
                                  : h == how::llama ? std::string("llama-") + layout_name(L{})
                                  : h == how::automatic ? std::string(layout_name(L{})) + "/auto"
+                                 : h == how::element   ? std::string(layout_name(L{})) + "/element"
                                                        : std::string(layout_name(L{}));
         if (c.mismatches) {
             std::printf("FAILED %s %s %s: %zu mismatching words; first: %s\n", kernel, element,
@@ -512,7 +525,7 @@ void run_case(const Backend& be, const char* kernel, const char* element, const 
              is_aos && h == how::lib ? penalty_note(fp, sizeof(T), predicted, rep.granule) : "",
              c.mismatches == 0});
     };
-    for (how h : {how::raw, how::llama, how::lib, how::automatic}) {
+    for (how h : {how::raw, how::llama, how::lib, how::automatic, how::element}) {
         one(h, d.in_aos);
         one(h, d.in_soa);
         one(h, d.in_aosoa32);
@@ -589,7 +602,7 @@ inline void print_targets(const report& rep, double copy_gbps) {
             std::snprintf(what, sizeof what, "%s %s, %% of float4 copy (>= 95)", kernel, l);
             line(what, pct, "%", pct >= 95.0);
         }
-    for (const char* l : {"aos", "aos/auto"}) {
+    for (const char* l : {"aos", "aos/auto", "aos/element"}) {
         const double aos = row_us(rep, "most_fields", wide, l);
         const double soa = row_us(rep, "most_fields", wide, l == std::string("aos") ? "soa" : "soa/auto");
         if (aos <= 0 || soa <= 0) continue;
@@ -599,7 +612,7 @@ inline void print_targets(const report& rep, double copy_gbps) {
         line(what, aos / soa, "x", aos / soa <= 1.5);
     }
     const double llama = row_us(rep, "drift", p32, "llama-aos");
-    for (const char* l : {"aos", "aos/auto"}) {
+    for (const char* l : {"aos", "aos/auto", "aos/element"}) {
         const double us = row_us(rep, "drift", p32, l);
         if (llama <= 0 || us <= 0) continue;
         char what[96];

@@ -41,6 +41,11 @@ struct gpu_backend {
     void run_default(const F& f, const View& v) const {
         layout::cuda::for_each_index(v, f); // elements per thread: the layout's choice
     }
+    /// f touches its own element only: AoS staged through shared memory (for_each_element).
+    template <class F, class T>
+    void run_element(const F& f, const layout::view<T, aos>& v) const {
+        layout::cuda::for_each_element(v, f);
+    }
     void run_llama(const drift& f, const layout::view<Particle, aos>& v) const {
         gpu_raw_runner{}.llama(f, v);
     }

@@ -1,7 +1,7 @@
 /// \file layout.hpp
 /// The whole library, as far as the compiler can take it: everything that compiles on the host;
 /// compiled by nvcc, also the CUDA memory spaces and resources, device containers,
-/// layout::cuda::copy, for_each_index, appender, the device algorithms and column::mdspan(); where <mpi.h>
+/// layout::cuda::copy, for_each_index, for_each_element, appender, the device algorithms and column::mdspan(); where <mpi.h>
 /// is on the include path (mpicxx, or the CMake target layout::mpi), the MPI plans too.
 #pragma once
 
@@ -30,6 +30,7 @@
 #  include "cuda/columns.hpp"
 #  include "cuda/copy.hpp"
 #  include "cuda/for_each.hpp"
+#  include "cuda/for_each_element.hpp"
 #  include "cuda/memory.hpp"
 #  include "cuda/memory_resource.hpp"
 #  include "cuda/transfer.hpp"

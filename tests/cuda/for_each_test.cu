@@ -3,7 +3,10 @@
 // default, and sizes that PerThread does not divide; and SoA views whose columns are not aligned
 // to PerThread elements (the launch gives each thread elements a block apart instead), and AoS
 // and AoSoA views over memory aligned only as the element needs (the launch makes no alignment
-// claim there, so the compiler keeps scalar accesses). Skips where there is no GPU.
+// claim there, so the compiler keeps scalar accesses). layout::cuda::for_each_element against the
+// same host loop: every layout (AoS staged through shared memory), block-sized and ragged sizes,
+// views aligned only to the element, elements it cannot stage, read-only views. Skips where there
+// is no GPU.
 
 #include "../host/test_types.hpp"
 #include "gpu_test.hpp"
@@ -12,7 +15,9 @@
 
 #include <cuda_runtime.h>
 
+#include <array>
 #include <cstddef>
+#include <cstring>
 #include <random>
 #include <string>
 #include <vector>
@@ -117,9 +122,10 @@ TYPED_TEST(cuda_for_each, soa_columns_not_aligned_to_per_thread_still_run_every_
 
 /// An AoS or AoSoA view at alignof(T) bytes past an aligned device address: the element
 /// alignment is all the memory has, so the kernel that assumes 16-byte alignment must not run.
-template <std::size_t PerThread, class T, class Policy>
+template <std::size_t PerThread, class T, class Policy, bool Element = false>
 void check_offset_view(const std::vector<T>& values) {
-    SCOPED_TRACE("PerThread " + std::to_string(PerThread) + ", view at alignof(T) past 256");
+    SCOPED_TRACE((Element ? std::string("for_each_element") : "PerThread " + std::to_string(PerThread)) +
+                 ", view at alignof(T) past 256");
     using map = layout::mapping<T, Policy>;
     const std::size_t bytes = map::bytes(map::rounded_capacity(values.size()));
     const layout::vector<T, Policy> host(values.begin(), values.end());
@@ -132,7 +138,10 @@ void check_offset_view(const std::vector<T>& values) {
     using storage = layout::detail::storage<T, Policy>;
     using pointer = layout::detail::first_argument_t<decltype(&storage::from_pointer)>;
     const layout::view<T, Policy> dev(static_cast<pointer>(static_cast<void*>(at)), values.size());
-    layout::cuda::for_each_index<PerThread>(dev, update{});
+    if constexpr (Element)
+        layout::cuda::for_each_element(dev, update{});
+    else
+        layout::cuda::for_each_index<PerThread>(dev, update{});
     ASSERT_TRUE(check_cuda(cudaDeviceSynchronize(), "for_each_index"));
 
     layout::vector<T, Policy> want = host;
@@ -158,8 +167,109 @@ TYPED_TEST(cuda_for_each, views_aligned_only_to_the_element_still_run_every_elem
             check_offset_view<2, T, P>(values);
             check_offset_view<4, T, P>(values);
             check_offset_view<layout::cuda::per_thread_auto, T, P>(values);
+            check_offset_view<1, T, P, true>(values);
         }
     }
+}
+
+// ---- for_each_element: the same functor, each AoS block's elements through shared memory ----
+
+template <class T, class Policy>
+void check_element(const std::vector<T>& values) {
+    SCOPED_TRACE("for_each_element, n " + std::to_string(values.size()));
+    layout::vector<T, Policy> host(values.begin(), values.end());
+    layout::vector<T, Policy, layout::cuda::device_memory> dev = host;
+    layout::for_each_index(host.view(), update{});
+    layout::cuda::for_each_element(dev.view(), update{});
+    ASSERT_TRUE(check_cuda(cudaDeviceSynchronize(), "for_each_element"));
+    const layout::vector<T, Policy> back = dev;
+    EXPECT_TRUE(view_matches(back, to_std(host)));
+}
+
+TYPED_TEST(cuda_for_each, for_each_element_runs_every_element_once) {
+    using T = typename TypeParam::value_type;
+    std::mt19937 g(34);
+    // Whole blocks of 256 elements, a last block of 1 and of 255, and one block short of one.
+    for (const std::size_t n : {0, 1, 7, 255, 256, 257, 511, 1000, 4099})
+        check_element<T, typename TypeParam::policy>(random_values<T>(g, n));
+}
+
+/// An element of a size that is not a multiple of 4 bytes, and one over 128 bytes: not staged,
+/// for_each_index runs them.
+struct Odd {
+    char a, b, c;
+};
+struct Large {
+    std::array<double, 19> d;
+    double e;
+};
+struct bump {
+    LAYOUT_HOST_DEVICE void operator()(const layout::view<Odd, layout::policy::aos>& v,
+                                       std::size_t i) const {
+        auto&& [a, b, c] = v[i];
+        a = static_cast<char>(a + 1);
+        c = static_cast<char>(b + static_cast<char>(i));
+    }
+    LAYOUT_HOST_DEVICE void operator()(const layout::view<Large, layout::policy::aos>& v,
+                                       std::size_t i) const {
+        auto&& [d, e] = v[i];
+        d[3] += static_cast<double>(i);
+        e = d[0] * 2;
+    }
+};
+
+template <class T, class Fill>
+void check_unstaged(Fill fill) {
+    std::vector<T> values(1000);
+    for (std::size_t i = 0; i < values.size(); ++i) fill(values[i], i);
+    layout::aos_vector<T> host(values.begin(), values.end());
+    layout::vector<T, layout::policy::aos, layout::cuda::device_memory> dev = host;
+    layout::for_each_index(host.view(), bump{});
+    layout::cuda::for_each_element(dev.view(), bump{});
+    ASSERT_TRUE(check_cuda(cudaDeviceSynchronize(), "for_each_element"));
+    const layout::aos_vector<T> back = dev;
+    EXPECT_EQ(std::memcmp(back.data(), host.data(), sizeof(T) * values.size()), 0);
+}
+
+class cuda_for_each_element : public gpu_test {};
+
+TEST_F(cuda_for_each_element, elements_it_cannot_stage_run_under_for_each_index) {
+    check_unstaged<Odd>([](Odd& o, std::size_t i) {
+        o = {static_cast<char>(i), static_cast<char>(i * 3), 0};
+    });
+    check_unstaged<Large>([](Large& l, std::size_t i) {
+        for (std::size_t k = 0; k < 19; ++k) l.d[k] = static_cast<double>(i * 20 + k);
+        l.e = 0;
+    });
+}
+
+/// A read-only view: nothing is written back; the functor writes its result elsewhere.
+struct weigh {
+    float* out;
+    LAYOUT_HOST_DEVICE void operator()(const layout::view<const Particle, layout::policy::aos>& v,
+                                       std::size_t i) const {
+        const Particle p = v[i];
+        out[i] = p.mass * p.x + p.charge;
+    }
+};
+
+TEST_F(cuda_for_each_element, read_only_views_are_read_and_not_written) {
+    std::mt19937 g(35);
+    const auto values = random_values<Particle>(g, 3001);
+    const layout::vector<Particle, layout::policy::aos, layout::cuda::device_memory> dev =
+        layout::aos_vector<Particle>(values.begin(), values.end());
+    float* out = nullptr;
+    ASSERT_TRUE(check_cuda(cudaMalloc(&out, values.size() * sizeof(float)), "cudaMalloc"));
+    layout::cuda::for_each_element(dev.cview(), weigh{out});
+    std::vector<float> got(values.size());
+    ASSERT_TRUE(check_cuda(cudaMemcpy(got.data(), out, got.size() * sizeof(float),
+                                      cudaMemcpyDeviceToHost),
+                           "cudaMemcpy"));
+    cudaFree(out);
+    for (std::size_t i = 0; i < values.size(); ++i)
+        ASSERT_EQ(got[i], values[i].mass * values[i].x + values[i].charge) << "element " << i;
+    const layout::aos_vector<Particle> back = dev;
+    EXPECT_TRUE(view_matches(back, values));
 }
 
 } // namespace
