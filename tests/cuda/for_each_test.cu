@@ -249,7 +249,7 @@ struct weigh {
     LAYOUT_HOST_DEVICE void operator()(const layout::view<const Particle, layout::policy::aos>& v,
                                        std::size_t i) const {
         const Particle p = v[i];
-        out[i] = p.mass * p.x + p.charge;
+        out[i] = p.mass + p.x; // one rounding: no contraction to an FMA to tell host from device
     }
 };
 
@@ -267,7 +267,7 @@ TEST_F(cuda_for_each_element, read_only_views_are_read_and_not_written) {
                            "cudaMemcpy"));
     cudaFree(out);
     for (std::size_t i = 0; i < values.size(); ++i)
-        ASSERT_EQ(got[i], values[i].mass * values[i].x + values[i].charge) << "element " << i;
+        ASSERT_EQ(got[i], values[i].mass + values[i].x) << "element " << i;
     const layout::aos_vector<Particle> back = dev;
     EXPECT_TRUE(view_matches(back, values));
 }
