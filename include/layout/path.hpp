@@ -63,7 +63,8 @@ constexpr auto walk_path() {
         static_assert(dependent_false_v<T>,
                       "layout: column<...> or path<...>: a path index is out of range (past the "
                       "end of a std::array member, or past the last field of a struct)");
-        return leaf_span<T, 0>{};
+        // T's first leaf in its place, a scalar: a column of it asks nothing more.
+        return leaf_span<typename decltype(leaf_type_of<T, 0>())::type, 0>{};
     } else {
         constexpr std::size_t first = first_leaf<T>[field];
         using F = field_t<T, field>;

@@ -200,7 +200,9 @@ template <class T>
 concept reflectable = detail::check_element_type<T>()
 == detail::reflect_error::none;
 
-/// Fails to compile, with a message that says what to change, unless T is reflectable.
+/// Fails to compile, with a message that says what to change, unless T is reflectable. Returns
+/// true either way: its static_asserts are the error, and a false here would fail again in each
+/// class that checks it (a vector, its view and its read-only view: 16 more lines under g++).
 template <class T>
 constexpr bool assert_reflectable() {
     using detail::reflect_error;
@@ -254,7 +256,7 @@ constexpr bool assert_reflectable() {
                   "or long double members (or larger than 4 KiB) and alignas on a member or on "
                   "the struct (nvcc's front end cannot read them): remove the alignas, or store "
                   "the pointer as std::uintptr_t");
-    return e == reflect_error::none;
+    return true;
 }
 
 /// Number of scalar leaves of T (its columns under SoA).

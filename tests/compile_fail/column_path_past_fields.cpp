@@ -1,6 +1,6 @@
 // A field index past the last field of the struct.
 // expected-error: layout: column<...> or path<...>: a path index is out of range
-// expected-max-lines: 40
+// expected-max-lines: 30
 #include <layout/view.hpp>
 
 struct P {

@@ -372,6 +372,46 @@ TEST(reflect, more_rejected_types_say_why) {
     EXPECT_EQ(check_element_type<with_many_fields>(), reflect_error::too_many_fields);
 }
 
+// Bit-fields as wide as their type, where the struct's size, alignment and bytes look like its
+// plain members' (these got Boost.PFR's error before: a pointer, an alignas move, over 4 KiB),
+// and the last field of 100; next to the same shapes without a bit-field.
+struct full_width_next_to_pointer {
+    int a : 32;
+    float* p;
+};
+struct full_width_after_alignas {
+    char a;
+    alignas(2) char b;
+    int c : 32;
+};
+struct full_width_in_large {
+    std::array<float, 1100> samples;
+    unsigned count : 32;
+};
+struct alignas_next_to_pointer {
+    char a;
+    alignas(4) char b;
+    int c;
+    float* p;
+};
+struct bit_field_100th {
+    float f0, f1, f2, f3, f4, f5, f6, f7, f8, f9, f10, f11, f12, f13, f14, f15, f16, f17, f18,
+        f19, f20, f21, f22, f23, f24, f25, f26, f27, f28, f29, f30, f31, f32, f33, f34, f35, f36,
+        f37, f38, f39, f40, f41, f42, f43, f44, f45, f46, f47, f48, f49, f50, f51, f52, f53, f54,
+        f55, f56, f57, f58, f59, f60, f61, f62, f63, f64, f65, f66, f67, f68, f69, f70, f71, f72,
+        f73, f74, f75, f76, f77, f78, f79, f80, f81, f82, f83, f84, f85, f86, f87, f88, f89, f90,
+        f91, f92, f93, f94, f95, f96, f97, f98;
+    int f99 : 32;
+};
+static_assert(layout::detail::has_bit_field<full_width_next_to_pointer>());
+static_assert(layout::detail::has_bit_field<full_width_after_alignas>());
+static_assert(layout::detail::has_bit_field<full_width_in_large>());
+static_assert(layout::detail::has_bit_field<bit_field_100th>());
+static_assert(layout::detail::has_bit_field<with_bit_fields>());
+static_assert(!layout::detail::has_bit_field<alignas_next_to_pointer>());
+static_assert(!layout::detail::has_bit_field<with_100_fields>());
+static_assert(!layout::detail::has_bit_field<WithPointer>());
+
 // A refused type is one opaque leaf to everything downstream, so that only the static_assert
 // that names the problem fires (the must-not-compile tests count the lines).
 static_assert(layout::detail::is_leaf_v<with_union>);

@@ -11,7 +11,6 @@
 /// so the front end and the host compiler never use two different tables.
 #pragma once
 
-#include "bit_field.hpp"
 #include "leaves.hpp"
 
 #include <boost/pfr/core.hpp>

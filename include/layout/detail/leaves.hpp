@@ -18,6 +18,10 @@
 
 namespace layout::detail {
 
+constexpr std::size_t align_up(std::size_t n, std::size_t alignment) {
+    return (n + alignment - 1) / alignment * alignment;
+}
+
 template <class T>
 inline constexpr bool is_std_array_v = false;
 template <class E, std::size_t N>

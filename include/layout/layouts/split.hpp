@@ -27,17 +27,29 @@
 
 namespace layout::detail {
 
+/// Fails to compile, with a message that says what to change, unless the keys of a split name
+/// each leaf at most once and leave at least one leaf to the second part.
+template <class T, auto... Keys>
+constexpr bool check_split_keys() {
+    static_assert(keys_distinct<T, Keys...>(),
+                  "layout: split<First, Second, Keys...>: a leaf is named twice (a field and a "
+                  "member of it, or one field twice)");
+    static_assert(!keys_distinct<T, Keys...>() ||
+                      leaves_of_keys<T, Keys...>().size() < leaf_count_v<T>,
+                  "layout: split<First, Second, Keys...>: the keys name every leaf, which leaves "
+                  "the second part empty; use the layout First alone");
+    return true;
+}
+
 /// Which leaves of T go to the first part (those the keys name) and which to the second (the
 /// rest), each part in declaration order, and each leaf's index inside its part.
 template <class T, auto... Keys>
 struct split_parts {
+    // The keys are checked in a function that returns true all the same: clang 14 marks a
+    // class whose own static_assert fails invalid, and every later use of its members failed
+    // too (90 lines after the message).
+    static_assert(check_split_keys<T, Keys...>());
     static constexpr auto named = leaves_of_keys<T, Keys...>();
-    static_assert(keys_distinct<T, Keys...>(),
-                  "layout: split<First, Second, Keys...>: a leaf is named twice (a field and a "
-                  "member of it, or one field twice)");
-    static_assert(named.size() < leaf_count_v<T>,
-                  "layout: split<First, Second, Keys...>: the keys name every leaf, which leaves "
-                  "the second part empty; use the layout First alone");
     static constexpr std::size_t first_count = named.size();
     // (With every leaf named, the second part is given the first's leaves, so that only the
     // message above is reported.)
