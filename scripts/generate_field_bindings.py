@@ -4,8 +4,10 @@ field count, 1 to 100 (reflect.hpp's max_fields, Boost.PFR's limit). A structure
 needs one name per field, and C++20 has no pack of them, so each count is written out, as
 Boost.PFR's own misc/generate_cpp17.py does for its references.
 
-    python3 scripts/generate_field_bindings.py
+    python3 scripts/generate_field_bindings.py           # writes the header
+    python3 scripts/generate_field_bindings.py --check   # exit 1 if the header is not what it writes
 """
+import sys
 from pathlib import Path
 
 MAX_FIELDS = 100
@@ -67,7 +69,12 @@ def overload(n: int) -> str:
 
 def main() -> None:
     out = Path(__file__).resolve().parent.parent / "include/layout/detail/field_bindings.hpp"
-    out.write_text(HEADER + "".join(overload(n) for n in range(1, MAX_FIELDS + 1)) + FOOTER)
+    text = HEADER + "".join(overload(n) for n in range(1, MAX_FIELDS + 1)) + FOOTER
+    if "--check" in sys.argv[1:]:
+        if out.read_text() != text:
+            sys.exit(f"{out} differs from what {Path(__file__).name} writes: run it again")
+        return
+    out.write_text(text)
 
 
 if __name__ == "__main__":
