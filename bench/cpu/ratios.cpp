@@ -1,8 +1,9 @@
 // cpu_ratios: library / hand-written time ratios of the particle kernels on the host, for every
-// kernel and layout, on one thread and on all OpenMP threads, with the two variants timed in
-// alternation (lib, raw, raw, lib, ...) so that a machine shared with other work slows both
-// alike, on the same memory; lib/raw is the median of the ratios of adjacent runs. Also the
-// library's useful bandwidth against the copy bandwidth on as many threads (cpu_copy_gbps).
+// kernel and layout (aos, soa, aosoa32, split), on one thread and on all OpenMP threads, with
+// the two variants timed in alternation (lib, raw, raw, lib, ...) so that a machine shared with
+// other work slows both alike, on the same memory; lib/raw is the median of the ratios of
+// adjacent runs. Also the library's useful bandwidth against the copy bandwidth on as many
+// threads (cpu_copy_gbps).
 //
 //   cpu_ratios [--n 8388608] [--reps 21] [--threads 1|all|both] [--kernels drift,...]
 //
@@ -85,6 +86,7 @@ void all_layouts(const char* kernel, const char* element, const F& f, std::size_
     measure(kernel, element, f, useful, d.in_aos, parallel, reps, rows);
     measure(kernel, element, f, useful, d.in_soa, parallel, reps, rows);
     measure(kernel, element, f, useful, d.in_aosoa32, parallel, reps, rows);
+    measure(kernel, element, f, useful, d.in_split, parallel, reps, rows);
 }
 
 } // namespace

@@ -61,7 +61,7 @@ table, order, names = {}, [], []
 for run in runs[:-1]:
     name = configs[len(names)] if len(names) < len(configs) else "?"
     names.append(name)
-    for m in re.finditer(r"^(\w+)\s+(\w+)\s+(aos|soa|aosoa32)\s+(\d+)\s+[\d.]+\s+[\d.]+\s+([\d.]+)\s+[\d.]+\s+([\d.]+)%", run, re.M):
+    for m in re.finditer(r"^(\w+)\s+(\w+)\s+(aos|soa|aosoa32|split)\s+(\d+)\s+[\d.]+\s+[\d.]+\s+([\d.]+)\s+[\d.]+\s+([\d.]+)%", run, re.M):
         key = (m.group(1), m.group(2), m.group(3), m.group(4))
         if key not in table:
             order.append(key)

@@ -62,7 +62,7 @@ def classify(name):
         return KERNELS[f.group(1)], m.group(1), m.group(2), "library"
     if "particles::cpu_raw::" not in name:
         return None
-    m = re.search(r"cpu_raw::(\w+?)_(aos|soa)(?:<(\w+)>)?\(", name)
+    m = re.search(r"cpu_raw::(\w+?)_(aos|soa|split)(?:<(\w+)>)?\(", name)
     if m:
         kernel, layout = m.group(1), m.group(2)
         elem = m.group(3) or ("WideParticle" if kernel in ("wide_drift", "integrate") else
@@ -120,10 +120,12 @@ def main():
     if not rows:
         print("vector_check: no loop functions found in", args.binary)
         return 1
-    # The raw SoA drift serves wide_drift too, and scale_mass_soa both elements.
+    # The raw SoA and split drifts serve wide_drift too, and scale_mass_soa both elements and
+    # the split layout (mass is a cold SoA column there).
     def raw_of(kernel, elem, layout):
         for key in ((kernel, elem, layout, "raw"), (kernel, "any", layout, "raw"),
-                    ("drift", "Particle", layout, "raw") if kernel == "wide_drift" else None):
+                    ("drift", "Particle", layout, "raw") if kernel == "wide_drift" else None,
+                    (kernel, "any", "soa", "raw") if layout == "split" else None):
             if key and key in rows:
                 return rows[key]
         return None

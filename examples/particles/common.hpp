@@ -366,6 +366,12 @@ template <class Hot, class T>
 Hot* split_hot(const layout::view<T, split_of<T>>& v) {
     return reinterpret_cast<Hot*>(v.storage().first.data);
 }
+/// A cold column of a split view (one in the SoA part): where element 0's value is, the others
+/// following it (column::data() is for whole-view SoA and AoS columns only).
+template <auto... Path, class T>
+auto* split_cold(const layout::view<T, split_of<T>>& v) {
+    return &v.template column<Path...>()[0];
+}
 /// Column of a SoA view: col<&P::x>(v), col<&W::pos, &Vec3::x>(v).
 template <auto... Path, class T>
 auto* col(const layout::view<T, soa>& v) {

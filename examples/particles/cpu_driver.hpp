@@ -1,9 +1,10 @@
 /// \file cpu_driver.hpp
 /// The particles example on the host: the kernels of kernels.hpp through layout::for_each_index
-/// under aos, soa and aosoa<32>, next to hand-written loops, on one thread and on all OpenMP
-/// threads (the library with exec::serial and exec::parallel, the hand-written loops cut the same
-/// way), timed with std::chrono (median). Shared by particles.cpp and by particles.cu (when there
-/// is no GPU; built without OpenMP there, so its "all threads" table runs on one).
+/// under aos, soa, aosoa<32> and split_of<T>, next to hand-written loops, on one thread and on
+/// all OpenMP threads (the library with exec::serial and exec::parallel, the hand-written loops
+/// cut the same way), timed with std::chrono (median). Shared by particles.cpp and by
+/// particles.cu (when there is no GPU; built without OpenMP there, so its "all threads" table
+/// runs on one).
 #pragma once
 
 #include "common.hpp"
@@ -80,6 +81,39 @@ integrate_soa(const integrate& f, float* LAYOUT_RESTRICT px, float* LAYOUT_RESTR
     for (std::size_t i = begin; i < end; ++i)
         raw::integrate(f, px, py, pz, vx, vy, vz, fx, fy, fz, mass, charge, energy, type, cell,
                        flags, i);
+}
+
+// The hot part of either split is raw::Kinematics, byte for byte: element i's x at 24 i, its
+// vx (the wide particle's vel.x, leaf 3) 12 bytes further.
+template <class T>
+constexpr bool hot_part_is_kinematics(std::size_t capacity) {
+    using map = layout::mapping<T, split_of<T>>;
+    return map::offset(1, 0, capacity) == sizeof(raw::Kinematics) &&
+           map::offset(5, 3, capacity) ==
+               5 * sizeof(raw::Kinematics) + offsetof(raw::Kinematics, vx);
+}
+static_assert(hot_part_is_kinematics<Particle>(1000) && hot_part_is_kinematics<WideParticle>(1000));
+
+/// Split (particles::split_of): what a hand-written hot/cold split is, the hot fields an array
+/// of one plain struct (raw::Kinematics: x y z vx vy vz, and pos vel of the wide particle, the
+/// same six floats), the cold ones one restrict column each. one_field's mass is a cold column:
+/// scale_mass_soa above.
+[[gnu::noinline]] inline void drift_split(raw::Kinematics* LAYOUT_RESTRICT hot, std::size_t begin,
+                                          std::size_t end, float dt) {
+    for (std::size_t i = begin; i < end; ++i) raw::drift(hot, i, dt);
+}
+[[gnu::noinline]] inline void
+integrate_split(const integrate& f, raw::Kinematics* LAYOUT_RESTRICT hot, float* LAYOUT_RESTRICT fx,
+                float* LAYOUT_RESTRICT fy, float* LAYOUT_RESTRICT fz,
+                const float* LAYOUT_RESTRICT mass, const float* LAYOUT_RESTRICT charge,
+                float* LAYOUT_RESTRICT energy, const std::int32_t* LAYOUT_RESTRICT type,
+                std::int32_t* LAYOUT_RESTRICT cell, std::int32_t* LAYOUT_RESTRICT flags,
+                std::size_t begin, std::size_t end) {
+    for (std::size_t i = begin; i < end; ++i) {
+        raw::Kinematics& k = hot[i];
+        f.step(k.x, k.y, k.z, k.vx, k.vy, k.vz, fx[i], fy[i], fz[i], mass[i], charge[i], energy[i],
+               type[i], cell[i], flags[i]);
+    }
 }
 
 } // namespace cpu_raw
@@ -163,6 +197,30 @@ struct cpu_raw_runner {
                     std::size_t b, std::size_t e) const {
         cpu_raw::blocks_loop(aosoa_blocks<raw::WideBlock32>(v), v.size(), b, e,
                              [&f](raw::WideBlock32& k, std::size_t l) { raw::integrate(f, k, l); });
+    }
+
+    void operator()(const drift& f, const layout::view<Particle, split_of<Particle>>& v,
+                    std::size_t b, std::size_t e) const {
+        cpu_raw::drift_split(split_hot<raw::Kinematics>(v), b, e, f.dt);
+    }
+    void operator()(const wide_drift& f,
+                    const layout::view<WideParticle, split_of<WideParticle>>& v, std::size_t b,
+                    std::size_t e) const {
+        cpu_raw::drift_split(split_hot<raw::Kinematics>(v), b, e, f.dt);
+    }
+    template <class T>
+    void operator()(const scale_mass& f, const layout::view<T, split_of<T>>& v, std::size_t b,
+                    std::size_t e) const {
+        cpu_raw::scale_mass_soa(split_cold<&T::mass>(v), b, e, f.c);
+    }
+    void operator()(const integrate& f, const layout::view<WideParticle, split_of<WideParticle>>& v,
+                    std::size_t b, std::size_t e) const {
+        using W = WideParticle;
+        cpu_raw::integrate_split(
+            f, split_hot<raw::Kinematics>(v), split_cold<&W::force, &Vec3::x>(v),
+            split_cold<&W::force, &Vec3::y>(v), split_cold<&W::force, &Vec3::z>(v),
+            split_cold<&W::mass>(v), split_cold<&W::charge>(v), split_cold<&W::energy>(v),
+            split_cold<&W::type>(v), split_cold<&W::cell>(v), split_cold<&W::flags>(v), b, e);
     }
 
     /// Units of a view: elements, or blocks under aosoa32; and the grain of a thread's share

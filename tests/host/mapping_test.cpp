@@ -193,10 +193,13 @@ static_assert(mapping<Particle, hot_xyz>::offset(5, 4, 100) == 1280 + 768 + 5 * 
 static_assert(mapping<Particle, policy::split<policy::aosoa<32>, policy::aosoa<8>, 0>>::rounded_capacity(33) == 64);
 static_assert(mapping<Mixed, policy::aosoa<4>>::block_bytes == 32 + 16 + 4 + 4);
 
-// Each layout provides what layouts/concept.hpp lists (custom_layout_test adds a fourth).
+// Each layout provides what layouts/concept.hpp lists (custom_layout_test adds one of a user's;
+// compile_fail/layout_policy_compiles.cpp states the same under nvcc).
 static_assert(layout::layout_policy<policy::aos, two> && layout::layout_policy<policy::soa, two> &&
               layout::layout_policy<policy::aosoa<32>, two> &&
-              layout::layout_policy<policy::aosoa<1>, Particle>);
+              layout::layout_policy<policy::aosoa<1>, Particle> &&
+              layout::layout_policy<hot_xyz, Particle> &&
+              layout::layout_policy<policy::split<policy::aosoa<32>, policy::aosoa<8>, 0>, Particle>);
 
 // ---- The same proofs at run time, with the failure spelled out --------------------------------
 

@@ -132,7 +132,29 @@ LAYOUT_HOST_DEVICE auto keep_listed(const S& s, std::index_sequence<I...>) noexc
 }
 } // namespace detail
 
-/// What every layout provides (see the top of this file); checked where a view is made.
+namespace detail {
+// The functions layout_policy hands to runs and split: named types, not lambdas. nvcc 13 finds a
+// concept whose requires-expression holds a lambda false whatever the lambda (and, outside a
+// concept, a lambda body there does not see the expression's parameters: decltype(s) is an
+// undefined identifier), which made layout_policy false for every layout under nvcc.
+
+/// A runs callback that does nothing with the runs of a mutable and a read-only storage.
+struct ignore_runs {
+    void operator()(std::size_t, void*, const void*) const {}
+};
+/// A split callback that makes storage S again from the pointers it is given (S::rebuild).
+template <class S>
+struct rebuild_storage {
+    template <class... P>
+    S operator()(P*... p) const {
+        return S::rebuild(p...);
+    }
+};
+} // namespace detail
+
+/// What every layout provides (see the top of this file). Nothing checks it for you: a layout
+/// states it, static_assert(layout::layout_policy<L, T>), in its tests (mapping_test.cpp for
+/// the four of the library, custom_layout_test.cpp for one of a user's own).
 template <class L, class T>
 concept layout_policy =
     requires(std::size_t n, typename L::template storage<T> s,
@@ -146,9 +168,9 @@ concept layout_policy =
         { s.first_byte() } -> std::convertible_to<const void*>;
         { c.first_byte() } -> std::convertible_to<const void*>;
         { s } -> std::convertible_to<decltype(c)>;
-        L::template runs<T>(n, [](std::size_t, void*, const void*) {}, s, c);
-        s.split([](auto*... p) { return decltype(s)::rebuild(p...); });
-        c.split([](auto*... p) { return decltype(c)::rebuild(p...); });
+        L::template runs<T>(n, detail::ignore_runs{}, s, c);
+        { s.split(detail::rebuild_storage<decltype(s)>{}) } -> std::same_as<decltype(s)>;
+        { c.split(detail::rebuild_storage<decltype(c)>{}) } -> std::same_as<decltype(c)>;
     };
 
 } // namespace layout
