@@ -112,7 +112,7 @@ struct advice {
                           c.l1_sectors_ld + c.l1_sectors_st);
         else if (c.request_bound)
             std::snprintf(buf, sizeof buf,
-                          "bound by memory requests: %.0f scalar accesses per element, a warp "
+                          "bound by memory requests: %.0f memory instructions per element, a warp "
                           "instruction touching %.1f 128-byte lines on average (1 when coalesced)",
                           c.instructions, lines_per_insn);
         else if (waste > 1.15)

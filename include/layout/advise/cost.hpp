@@ -41,7 +41,8 @@ struct layout_cost {
         0; ///< what ncu's l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum / n says
     double l1_sectors_st = 0;
     double line_requests = 0; ///< 128-byte lines touched by warp instructions, / 32
-    double instructions = 0;  ///< memory instructions per element (per thread): one per leaf access
+    double instructions = 0;  ///< memory instructions per element (per thread), merged as nvcc
+                              ///< merges an element's adjacent leaves (advise/simulate.hpp)
     double gpu_seconds = 0;   ///< for gpu_model::elements elements, launch included
     bool request_bound = false;
     bool l1_bound = false; ///< bound by the L1's sectors per cycle (gathers with reuse)
@@ -62,7 +63,7 @@ layout_cost cost_of(const access_trace<T>& t, const layout_geometry& g, const gp
     std::vector<std::uint64_t> seen; // lines the traced calls' indexed accesses touched
     const bool real = !t.indexed_j.empty();
     for (const auto& a : units) {
-        r.useful_bytes += (a.reads + a.writes) * double(a.size);
+        r.useful_bytes += (a.reads + a.writes) * a.useful;
         const detail::warp_touch w = detail::touch_of(t, a, g, m, seen);
         // With real indices, the lanes that take part already say how often a call makes it.
         const bool per_lane = real && a.pattern == pattern::indexed;
@@ -72,12 +73,14 @@ layout_cost cost_of(const access_trace<T>& t, const layout_geometry& g, const gp
         r.line_requests += (rd + wr) * w.lines;
         r.instructions += a.reads + a.writes;
         // CPU: a loop over consecutive elements vectorizes where a leaf's values are adjacent
-        // (a whole SIMD register per instruction); strided and indexed accesses stay scalar.
+        // (a whole SIMD register per instruction); strided and indexed accesses stay scalar,
+        // one per leaf (the host compilers' merging of an element's leaves is not modelled).
         const std::size_t run = a.chunk ? 1 : g.runs[a.leaf];
+        const double leaf_size = a.useful / double(a.leaves);
         const bool vector = run > 1 && a.pattern != pattern::indexed &&
-                            (run == layout::detail::whole_column || run * a.size >= c.simd_bytes);
-        r.cpu_instructions +=
-            (a.reads + a.writes) * (vector ? double(a.size) / double(c.simd_bytes) : 1.0);
+                            (run == layout::detail::whole_column || run * leaf_size >= c.simd_bytes);
+        r.cpu_instructions += (a.reads + a.writes) *
+                              (vector ? leaf_size / double(c.simd_bytes) : double(a.leaves));
     }
     r.sector_bytes = detail::moved_bytes(t, units, g, m.sector, 0, false) +
                      detail::moved_bytes(t, units, g, m.sector, 0, true);

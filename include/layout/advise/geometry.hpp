@@ -11,11 +11,13 @@
 #pragma once
 
 #include "../config.hpp"
+#include "../detail/leaves.hpp"
 #include "../layouts/concept.hpp"
 #include "../policies.hpp"
 #include "../reflect.hpp"
 #include "shadow.hpp"
 
+#include <algorithm>
 #include <cstddef>
 #include <functional>
 #include <string>
@@ -36,6 +38,23 @@ struct layout_geometry {
     /// Elements stored whole, in T's own layout (aos): a call that reads or writes every leaf
     /// may move the element in vector chunks (gpu_model::vector_bytes).
     bool whole_elements = false;
+    /// Per leaf: the alignment nvcc knows for the leaf's address in every element (at most 16,
+    /// the widest access), which decides whether adjacent leaves of one element merge into one
+    /// 8- or 16-byte access (advise/simulate.hpp, merge_accesses). Under aos: what the library's
+    /// kernel claims for the element (layout/cuda/detail/vector_access.hpp: the stride's
+    /// power-of-two part), carried down the nesting of fields as nvcc carries it (a field at an
+    /// offset keeps the alignment its offset allows, and its members inherit that, not the
+    /// element's: vec3<double> v at offset 24 of an 80-byte atom is 8-aligned, so v.y at 32 is
+    /// too). Elsewhere the leaf's own alignment (its values of one element are not adjacent to
+    /// its other leaves', or, in a split's AoS part, the part's struct has no claim).
+    std::vector<std::size_t> known_alignment;
+    /// The alignment ptxas sees for an element's address (at most 16; 0: none it can see): under
+    /// aos with a power-of-two stride, where the address is the kernel argument (which PTX
+    /// declares aligned as claimed) plus the index shifted. ptxas then merges an element's loads
+    /// that lie in one aligned 16-byte window into one (the SASS of most_fields on the 64-byte
+    /// WideParticle: LDG.E.128 x4 for PTX's five loads); with the 80-byte MD atom (index times
+    /// 80) it merges nothing the PTX did not.
+    std::size_t address_alignment = 0;
     const detail::leaf_desc* leaves = nullptr;
     std::size_t leaf_count = 0;
 
@@ -47,6 +66,50 @@ struct layout_geometry {
 namespace detail {
 
 inline std::size_t round_up(std::size_t n, std::size_t to) { return (n + to - 1) / to * to; }
+
+/// The widest global access of one thread (sm_90): 16 bytes (LDG.E.128).
+inline constexpr std::size_t widest_access = 16;
+
+/// The largest power of two that divides bytes, at most `most` (any power of two divides 0).
+inline std::size_t power_of_two_part(std::size_t bytes, std::size_t most = widest_access) {
+    std::size_t a = 1;
+    while (a < most && bytes % (2 * a) == 0) a *= 2;
+    return a;
+}
+
+/// The alignment of an address `offset` bytes past one aligned to `align` (a power of two).
+inline std::size_t common_alignment(std::size_t align, std::size_t offset) {
+    return std::min(align, power_of_two_part(offset, align));
+}
+
+/// The alignment of each leaf of U, with U at an address aligned to `align`: each field keeps
+/// what its offset in its parent allows, and passes that on to its own fields (the
+/// alignment nvcc stamps on a member access, struct by struct).
+template <class U>
+void nested_alignment(std::size_t align, std::size_t first, std::vector<std::size_t>& out) {
+    if constexpr (layout::detail::is_leaf_v<U>) {
+        out[first] = align;
+    } else {
+        [&]<std::size_t... I>(std::index_sequence<I...>) {
+            (nested_alignment<layout::detail::field_t<U, I>>(
+                 common_alignment(align, leaf_descs<U>[layout::detail::first_leaf<U>[I]].offset),
+                 first + layout::detail::first_leaf<U>[I], out),
+             ...);
+        }(std::make_index_sequence<field_count_v<U>>{});
+    }
+}
+
+/// What nvcc knows of the leaves' alignment under aos: the element's alignment, the most of
+/// the library's claim (the stride's power-of-two part, at most 16) and alignof(T), carried
+/// down the fields.
+template <class T>
+std::vector<std::size_t> aos_known_alignment() {
+    std::vector<std::size_t> out(leaf_count_v<T>, 1);
+    const std::size_t element =
+        std::min(widest_access, std::max(power_of_two_part(sizeof(T)), alignof(T)));
+    nested_alignment<T>(element, 0, out);
+    return out;
+}
 
 /// aos, soa or aosoa<lanes> over some leaves (sizes and alignments, in order), at run time: a
 /// part of a split. The arithmetic of layouts/aos.hpp, soa.hpp and aosoa.hpp; aos stores the
@@ -117,6 +180,19 @@ struct part_mapping {
     std::size_t run() const {
         return layout == kind::aos ? 1 : layout == kind::aosoa ? lanes : layout::detail::whole_column;
     }
+    /// The alignment nvcc knows for each leaf's address. An aos part is a leaf_pack (nested
+    /// pairs { head; tail }), whose alignment the library does not claim beyond its type's:
+    /// each tail keeps what its offset in the one before allows. Elsewhere the leaf's own.
+    std::vector<std::size_t> known_alignment() const {
+        std::vector<std::size_t> out(align);
+        if (layout != kind::aos || size.empty()) return out;
+        std::size_t tail = std::min(widest_access, *std::max_element(align.begin(), align.end()));
+        for (std::size_t k = 0; k < size.size(); ++k) {
+            if (k > 0) tail = common_alignment(tail, at[k] - at[k - 1]);
+            out[k] = tail;
+        }
+        return out;
+    }
 };
 
 template <class L>
@@ -170,11 +246,37 @@ layout_geometry geometry_of() {
         // The spelling names the leaves by index: the keys themselves are not kept by the type.
         g.spelling = "layout::policy::split<" + detail::policy_spelling<typename L::first_layout>() +
                      ", " + detail::policy_spelling<typename L::second_layout>() + ", ...>";
+        // Each part's leaves as part_mapping lays them out (the split of advise/split.hpp,
+        // which tests/host/advise_test.cpp checks against this mapping).
+        std::vector<std::size_t> size[2], align[2], index(leaf_count_v<T>);
+        for (std::size_t l = 0; l < leaf_count_v<T>; ++l) {
+            const int part = parts::in_first[l] ? 0 : 1;
+            index[l] = size[part].size();
+            size[part].push_back(detail::leaf_descs<T>[l].size);
+            align[part].push_back(detail::leaf_descs<T>[l].alignment);
+        }
+        const detail::part_mapping first(detail::part_kind<typename L::first_layout>(), 0, size[0],
+                                         align[0]);
+        const detail::part_mapping second(detail::part_kind<typename L::second_layout>(), 0,
+                                          size[1], align[1]);
+        const auto known_first = first.known_alignment(), known_second = second.known_alignment();
+        for (std::size_t l = 0; l < leaf_count_v<T>; ++l)
+            g.known_alignment.push_back(parts::in_first[l] ? known_first[index[l]]
+                                                           : known_second[index[l]]);
     } else {
         g.name = L::name();
         g.spelling = detail::policy_spelling<L>();
         g.runs.assign(leaf_count_v<T>, map::leaf_run);
         g.whole_elements = std::is_same_v<L, policy::aos>;
+        if constexpr (requires { map::element_stride; }) {
+            g.known_alignment = detail::aos_known_alignment<T>();
+            constexpr std::size_t stride = map::element_stride;
+            if ((stride & (stride - 1)) == 0)
+                g.address_alignment = std::min(
+                    detail::widest_access, std::max(detail::power_of_two_part(stride), alignof(T)));
+        } else
+            for (std::size_t l = 0; l < leaf_count_v<T>; ++l)
+                g.known_alignment.push_back(detail::leaf_descs<T>[l].alignment);
     }
     return g;
 }

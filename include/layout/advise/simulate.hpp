@@ -47,24 +47,103 @@ inline std::size_t random_element(std::size_t k, std::size_t salt, std::size_t c
     return static_cast<std::size_t>(mix(k * 0x2545f4914f6cdd1dull + salt) % capacity);
 }
 
-/// One memory access of a call, as the GPU makes it: a leaf, or (gpu_model::vector_bytes) a
-/// chunk of a whole element.
+/// One memory instruction of a call (per thread), as nvcc emits it: one leaf; adjacent leaves
+/// of one element merged into one 8- or 16-byte access (merge_accesses); or
+/// (gpu_model::vector_bytes) a chunk of a whole element. A unit loads (reads > 0) or stores
+/// (writes > 0); a chunk may do both.
 struct access_unit {
     advisor::pattern pattern = pattern::self;
     std::ptrdiff_t offset = 0;
     std::size_t slot = 0;
-    std::size_t leaf = 0;
-    bool chunk = false;    ///< bytes [byte, byte + size) of the element, not leaf `leaf`
+    std::size_t leaf = 0;  ///< the first leaf it covers
+    bool chunk = false;    ///< bytes [byte, byte + size) of the element, not from leaf `leaf`
     std::size_t byte = 0;
-    std::size_t size = 0;
+    std::size_t size = 0;  ///< bytes moved from leaf `leaf`'s address (from `byte`: a chunk)
     double reads = 0, writes = 0;
+    std::size_t leaves = 1; ///< leaves it covers (the CPU, which the model does not merge)
+    double useful = 0;      ///< bytes of those leaves (a load may also cover a gap's)
     std::size_t at(const layout_geometry& g, std::size_t e) const {
         return chunk ? g.offset(e, 0, g.capacity) - g.leaves[0].offset + byte
                      : g.offset(e, leaf, g.capacity);
     }
 };
 
-/// The accesses of trace t under layout g: one per leaf, or whole elements in chunks.
+/// One access merged from adjacent leaves of one element: `count` leaves from `first` (in
+/// address order), `bytes` moved from the first one's address, of which `useful` are theirs.
+struct merged_access {
+    std::size_t first = 0, count = 0, bytes = 0, useful = 0;
+};
+
+/// The accesses nvcc makes for the leaves `leaves` of one element (all loaded, or all stored,
+/// equally often) under layout g: its load/store vectorizer chains leaves that are adjacent in
+/// memory and of one size, gives each the alignment it knows for it (layout_geometry::
+/// known_alignment), or the one the chain's first leaf implies at its distance, if more; then
+/// from the first leaf on takes the longest piece that makes one aligned vector access of at
+/// most 16 bytes and 4 values, and a single leaf where none does. A load may read a piece's
+/// tail up to the next power of two (3 floats from a 16-aligned address: one 16-byte load; the
+/// extra bytes lie in the same aligned 16 bytes); a store may not. Checked against the PTX of
+/// nvcc 13 (-O3, sm_90) for the particles and MD kernels: WideParticle (64 B) most_fields reads
+/// bytes 0-47, 52-63: ld.v4 [0], [16], [32], ld.u32 [52], ld.v2 [56]; writes 0-35, 44-47,
+/// 56-63: st.v4 [0], [16], st.f32 [32], [44], st.v2 [56]; the 80-byte MD atom's v (24-47, of
+/// which v.y and v.z are only 8-aligned, see known_alignment) stays scalar, x (0-23) is
+/// ld.v2 [0] and ld.f64 [16], and x and v together are three v2 from 0.
+inline std::vector<merged_access> merge_accesses(std::vector<std::size_t> leaves,
+                                                 const layout_geometry& g, bool loads) {
+    constexpr std::size_t e = std::size_t{1} << 20; // any element: offsets differ by a stride
+    auto at = [&](std::size_t l) { return g.offset(e, l, g.capacity); };
+    std::sort(leaves.begin(), leaves.end(),
+              [&](std::size_t a, std::size_t b) { return at(a) < at(b); });
+    std::vector<merged_access> out;
+    for (std::size_t c0 = 0; c0 < leaves.size();) {
+        // The chain: leaves adjacent in memory and of the first one's size.
+        const std::size_t size = g.leaves[leaves[c0]].size;
+        std::size_t c1 = c0 + 1;
+        while (c1 < leaves.size() && g.leaves[leaves[c1]].size == size &&
+               at(leaves[c1]) == at(leaves[c1 - 1]) + size)
+            ++c1;
+        const std::size_t lead = g.known_alignment.empty() ? size : g.known_alignment[leaves[c0]];
+        const std::size_t most = std::min(widest_access, 4 * size);
+        for (std::size_t k = c0; k < c1;) {
+            std::size_t align = g.known_alignment.empty() ? size : g.known_alignment[leaves[k]];
+            align = std::max(align, common_alignment(lead, at(leaves[k]) - at(leaves[c0])));
+            merged_access m{leaves[k], 1, size, size};
+            for (std::size_t end = c1; end-- > k + 1;) {
+                const std::size_t span = at(leaves[end]) + size - at(leaves[k]);
+                std::size_t bytes = span;
+                if (loads)
+                    while (bytes & (bytes - 1)) bytes += bytes & (~bytes + 1); // next power of 2
+                if (bytes > most || (bytes & (bytes - 1)) || align % bytes != 0) continue;
+                m = {leaves[k], end - k + 1, bytes, span};
+                break;
+            }
+            out.push_back(m);
+            k += m.count;
+        }
+        c0 = c1;
+    }
+    // ptxas: loads in one aligned window of at most 16 bytes, where it sees the element's
+    // alignment (layout_geometry::address_alignment), become one load of the window.
+    const std::size_t window = g.address_alignment;
+    if (!loads || window < 2 || out.size() < 2) return out;
+    const std::size_t base = g.offset(e, 0, g.capacity) - g.leaves[0].offset;
+    std::vector<merged_access> merged{out.front()};
+    for (std::size_t k = 1; k < out.size(); ++k) {
+        merged_access& a = merged.back();
+        const merged_access& b = out[k];
+        const std::size_t from = at(a.first) - base, to = at(b.first) - base + b.bytes;
+        std::size_t w = 1;
+        while (w <= window && from / w != (to - 1) / w) w *= 2;
+        if (w > window) {
+            merged.push_back(b);
+            continue;
+        }
+        a = {a.first, a.count + b.count, from / w * w + w - from, a.useful + b.useful};
+    }
+    return merged;
+}
+
+/// The accesses of trace t under layout g: per element a call reaches, its loads and its stores
+/// merged as nvcc merges them (merge_accesses), or whole elements in chunks (vector_bytes).
 template <class T>
 std::vector<access_unit> units_of(const access_trace<T>& t, const layout_geometry& g,
                                   const gpu_model& m) {
@@ -72,31 +151,46 @@ std::vector<access_unit> units_of(const access_trace<T>& t, const layout_geometr
     const std::size_t vb = m.vector_bytes;
     const bool vectors =
         vb > 0 && g.whole_elements && sizeof(T) % vb == 0 && g.leaves[0].offset == 0;
-    std::vector<char> done(t.accesses.size(), 0);
+    auto same_element = [](const leaf_access& a, const leaf_access& b) {
+        return a.pattern == b.pattern && a.offset == b.offset && a.slot == b.slot;
+    };
     for (std::size_t k = 0; k < t.accesses.size(); ++k) {
         const leaf_access& a = t.accesses[k];
-        // The element (pattern, offset, slot) of access k: are all its leaves read (written)?
+        bool first = true; // each element once, at its first access
+        for (std::size_t q = 0; q < k; ++q) first = first && !same_element(t.accesses[q], a);
+        if (!first) continue;
+        std::vector<const leaf_access*> element;
+        for (const auto& b : t.accesses)
+            if (same_element(a, b)) element.push_back(&b);
+        // All its leaves read (written), whole elements in chunks: the chunks, for those.
         std::size_t reads = 0, writes = 0;
         double rmin = 1e300, wmin = 1e300;
-        for (const auto& b : t.accesses)
-            if (b.pattern == a.pattern && b.offset == a.offset && b.slot == a.slot) {
-                if (b.reads > 0) ++reads, rmin = std::min(rmin, b.reads);
-                if (b.writes > 0) ++writes, wmin = std::min(wmin, b.writes);
-            }
-        const bool vread = vectors && reads == g.leaf_count, vwrite = vectors && writes == g.leaf_count;
-        access_unit u{a.pattern, a.offset, a.slot, a.leaf, false, 0, g.leaves[a.leaf].size,
-                      vread ? 0 : a.reads, vwrite ? 0 : a.writes};
-        if (u.reads > 0 || u.writes > 0) out.push_back(u);
-        bool first = true; // the element's first access adds the chunks
-        for (std::size_t q = 0; q < k; ++q)
-            if (t.accesses[q].pattern == a.pattern && t.accesses[q].offset == a.offset &&
-                t.accesses[q].slot == a.slot)
-                first = false;
-        if (first && (vread || vwrite))
+        for (const leaf_access* b : element) {
+            if (b->reads > 0) ++reads, rmin = std::min(rmin, b->reads);
+            if (b->writes > 0) ++writes, wmin = std::min(wmin, b->writes);
+        }
+        const bool vread = vectors && reads == g.leaf_count,
+                   vwrite = vectors && writes == g.leaf_count;
+        if (vread || vwrite)
             for (std::size_t b = 0; b < sizeof(T); b += vb)
                 out.push_back({a.pattern, a.offset, a.slot, 0, true, b, vb, vread ? rmin : 0,
-                               vwrite ? wmin : 0});
-        done[k] = 1;
+                               vwrite ? wmin : 0, 0, double(vb)});
+        // The rest: loads, then stores, merged among leaves accessed equally often.
+        for (int store = 0; store < 2; ++store) {
+            if (store ? vwrite : vread) continue;
+            std::vector<double> done;
+            for (const leaf_access* b : element) {
+                const double f = store ? b->writes : b->reads;
+                if (f <= 0 || std::find(done.begin(), done.end(), f) != done.end()) continue;
+                done.push_back(f);
+                std::vector<std::size_t> leaves;
+                for (const leaf_access* c : element)
+                    if ((store ? c->writes : c->reads) == f) leaves.push_back(c->leaf);
+                for (const merged_access& x : merge_accesses(leaves, g, !store))
+                    out.push_back({a.pattern, a.offset, a.slot, x.first, false, 0, x.bytes,
+                                   store ? 0 : f, store ? f : 0, x.count, double(x.useful)});
+            }
+        }
     }
     return out;
 }

@@ -161,8 +161,11 @@ layout_geometry geometry_of_split(const split_choice& s, const field_names& name
         if (in_first[l]) return first->offset(i, index[l], cap);
         return detail::round_up(first->bytes(cap), 256) + second->offset(i, index[l], cap);
     };
-    for (std::size_t l = 0; l < leaves; ++l)
+    const auto known_first = first->known_alignment(), known_second = second->known_alignment();
+    for (std::size_t l = 0; l < leaves; ++l) {
         g.runs.push_back(s.in_first[l] ? first->run() : second->run());
+        g.known_alignment.push_back(s.in_first[l] ? known_first[index[l]] : known_second[index[l]]);
+    }
     g.leaves = desc.data();
     g.leaf_count = leaves;
     return g;
