@@ -17,13 +17,20 @@
 #      library and raw kernels), Google Benchmark JSON;
 #   6. ncu on the library's random gather and scatter under each layout (one launch each);
 #   7. bench/advise/compare_md.py: predicted beside measured, with the errors (compare.txt).
-# Each step has a time limit and writes to $OUT as it goes; a failed step costs only its own
+# Each step has a time limit and writes to $RES as it goes; a failed step costs only its own
 # result, and compare_md.py leaves what is missing empty.
+# The device returns at most 8 files from $OUT (2026-11-26: the ncu CSVs did not come back), so
+# $OUT holds three: log.txt, compare.txt and results.tgz (everything in $RES: predictions, md_gpu
+# and gather/scatter outputs, ncu CSVs and their launch lists, compare.txt), packed after each
+# phase. Re-compare on the host: tar xzf results.tgz -C dir; python3 bench/advise/compare_md.py --dir dir
 set -uo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/../.."
 OUT="${OUT:-$PWD/out}"
 BUILD="${BUILD:-/tmp/build-advise}" # shared with validate_on_gpu.sh: same configuration
-mkdir -p "$OUT" "$BUILD"
+RES="${RES:-/tmp/advise-md-results}" # every step's output; packed into $OUT/results.tgz
+rm -rf "$RES"
+mkdir -p "$OUT" "$BUILD" "$RES"
+pack() { tar czf "$OUT/results.tgz" -C "$RES" . ; } # after each phase: a later cut-off keeps it
 exec > >(tee -a "$OUT/log.txt") 2>&1
 status=0
 step() { # step LIMIT NAME OUTFILE COMMAND...: a step with a time limit, its output in OUTFILE
@@ -48,18 +55,19 @@ md_gpu=$(exe md_gpu); md_advice=$(exe md_advice); gather_advice=$(exe gather_adv
 gather_gpu=$(exe gather_gpu); scatter_gpu=$(exe scatter_gpu)
 
 # Predictions: host only, in the background (md_advice: ~10 s, most of it 100 host steps).
-( step 120 predict_md "$OUT/predicted_md.txt" "$md_advice" --steps 100 --samples 512 \
+( step 120 predict_md "$RES/predicted_md.txt" "$md_advice" --steps 100 --samples 512 \
       --n 32000,2048000
-  step 60 predict_gather "$OUT/predicted_gather.txt" "$gather_advice" --n 33554432 ) &
+  step 60 predict_gather "$RES/predicted_gather.txt" "$gather_advice" --n 33554432 ) &
 predict_pid=$!
 
 for layout in aos soa aosoa32 split; do
-    step 60 "md_${layout}_32000" "$OUT/md_${layout}_32000.txt" "$md_gpu" --lattice fcc 0.8442 \
+    step 60 "md_${layout}_32000" "$RES/md_${layout}_32000.txt" "$md_gpu" --lattice fcc 0.8442 \
         --cells 20 20 20 --device gpu --layout "$layout" --no-timing --compare-raw 50
-    step 90 "md_${layout}_2048000" "$OUT/md_${layout}_2048000.txt" "$md_gpu" --lattice fcc 0.8442 \
+    step 90 "md_${layout}_2048000" "$RES/md_${layout}_2048000.txt" "$md_gpu" --lattice fcc 0.8442 \
         --cells 80 80 80 --device gpu --layout "$layout" --no-timing --compare-raw 20
 done
-grep -h "library " "$OUT"/md_*_*.txt
+grep -h "library " "$RES"/md_*_*.txt
+pack
 
 metrics=l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum,l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum
 metrics+=,dram__bytes_read.sum,dram__bytes_write.sum,gpu__time_duration.sum
@@ -73,24 +81,25 @@ metrics+=,dram__bytes_read.sum,dram__bytes_write.sum,gpu__time_duration.sum
 # last launch, so a count off by a few still finds step 100's.
 md_filter='regex:.*for_each_index_kernel<.*(lj_full|initial_integrate|final_integrate).*'
 for layout in aos soa aosoa32 split; do
-    step 120 "ncu_md_${layout}" "$OUT/ncu_md_${layout}.csv" ncu --clock-control none --csv \
+    step 120 "ncu_md_${layout}" "$RES/ncu_md_${layout}.csv" ncu --clock-control none --csv \
         --metrics "$metrics" --kernel-name-base demangled --kernel-name "$md_filter" \
         --launch-skip 290 --launch-count 12 \
         "$md_gpu" --lattice fcc 0.8442 --cells 80 80 80 --device gpu --layout "$layout" \
         --no-timing --compare-raw 1
-    python3 bench/advise/validation.py "$OUT/ncu_md_${layout}.csv" > "$OUT/ncu_md_${layout}.txt"
-    head -1 "$OUT/ncu_md_${layout}.txt"
+    python3 bench/advise/validation.py "$RES/ncu_md_${layout}.csv" > "$RES/ncu_md_${layout}.txt"
+    head -1 "$RES/ncu_md_${layout}.txt"
 done
+pack
 
 for op in gather scatter; do
     bin=$gather_gpu; [[ $op == scatter ]] && bin=$scatter_gpu
-    step 90 "$op" "$OUT/${op}_gpu.txt" "$bin" --benchmark_filter="$op/Particle/" \
-        --benchmark_out="$OUT/${op}_gpu.json" --benchmark_out_format=json
+    step 90 "$op" "$RES/${op}_gpu.txt" "$bin" --benchmark_filter="$op/Particle/" \
+        --benchmark_out="$RES/${op}_gpu.json" --benchmark_out_format=json
 done
 for op in gather scatter; do
     bin=$gather_gpu; [[ $op == scatter ]] && bin=$scatter_gpu
     for layout in aos soa aosoa32; do
-        step 45 "ncu_${op}_${layout}" "$OUT/ncu_${op}_${layout}.csv" ncu --clock-control none --csv \
+        step 45 "ncu_${op}_${layout}" "$RES/ncu_${op}_${layout}.csv" ncu --clock-control none --csv \
             --metrics "$metrics" --kernel-name regex:'gather_kernel|scatter_kernel|move_chunks_kernel' \
             --launch-count 1 "$bin" --benchmark_filter="^$op/Particle/$layout/random" \
             --benchmark_min_time=0.01
@@ -98,7 +107,9 @@ for op in gather scatter; do
 done
 
 wait "$predict_pid"
-step 60 compare "$OUT/compare.txt" python3 bench/advise/compare_md.py --dir "$OUT"
+step 60 compare "$OUT/compare.txt" python3 bench/advise/compare_md.py --dir "$RES"
+cp "$OUT/compare.txt" "$RES/"
+pack
 cat "$OUT/compare.txt"
 echo "== done, status $status"
 exit $status

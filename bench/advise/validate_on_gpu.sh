@@ -10,7 +10,9 @@
 #      loaded and stored (what the model predicts exactly) and DRAM bytes read and written;
 #   5. bench/advise/compare.py: predicted beside measured, with the error of each prediction.
 # Every step has a time limit and writes to $OUT as it goes, so a slow step costs only its own
-# result. Files in $OUT: log.txt predicted.txt particles.txt ncu.csv ncu_launches.txt compare.txt.
+# result. Files in $OUT: log.txt predicted.txt particles.txt ncu.csv ncu_launches.txt compare.txt
+# (six: the device returns at most 8 files, all of them came back on 2026-11-26; a step added here
+# that writes more goes into a results.tgz, as validate_md_on_gpu.sh does).
 # About 5 minutes (2026-11-24: build 26 s, particles 76 s, ncu 76 s for 30 launches; split adds
 # 10 launches). BUILD is shared with validate_md_on_gpu.sh (same configuration): run one after the
 # other, the second builds only its own targets.

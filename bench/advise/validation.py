@@ -19,8 +19,13 @@ import sys
 
 TIE = 0.05  # layouts within 5% are equivalent, in the prediction and the measurement alike
 
+# ncu's units, to bytes and seconds. ncu 2025 writes durations as "ns" (older ones "nsecond"): a
+# unit missing here once read 80224 ns as 80224 s (compare_md.py's 'meas us' of the integration
+# kernels, 2026-11-26). A unit not listed leaves the value out, with a warning.
 UNIT_SCALE = {"byte": 1, "Kbyte": 1e3, "Mbyte": 1e6, "Gbyte": 1e9, "KB": 1e3, "MB": 1e6,
-              "GB": 1e9, "nsecond": 1e-9, "usecond": 1e-6, "msecond": 1e-3, "second": 1}
+              "GB": 1e9, "sector": 1, "": 1,
+              "nsecond": 1e-9, "usecond": 1e-6, "msecond": 1e-3, "second": 1,
+              "ns": 1e-9, "us": 1e-6, "ms": 1e-3, "s": 1}
 
 L1_LD = "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum"
 L1_ST = "l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum"
@@ -46,8 +51,13 @@ def read_ncu(path):
             value = float(row["Metric Value"].replace(",", ""))
         except (KeyError, ValueError):
             continue
-        value *= UNIT_SCALE.get(row.get("Metric Unit", ""), 1)
+        unit = row.get("Metric Unit", "")
         entry = launches.setdefault(row.get("ID"), (name, {}))
+        if unit not in UNIT_SCALE:
+            print("validation.py: %s: unknown unit %r of %s: left out"
+                  % (path, unit, row.get("Metric Name", "")), file=sys.stderr)
+            continue
+        value *= UNIT_SCALE[unit]
         entry[1][row.get("Metric Name", "")] = value
     return list(launches.values())
 
