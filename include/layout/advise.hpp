@@ -25,7 +25,7 @@
 /// The split candidate (advise/split.hpp) is spelled with field indices, or with member pointers
 /// where advise_options::names gives the struct's and its fields' names.
 ///
-/// The predictions are a model (see bench/results/advise-2026-11-24/README.md for how far they are
+/// The predictions are a model (see bench/results/advise-2026-11-26/README.md for how far they are
 /// from measurements on an H100): rank the layouts with it, then measure the winner.
 #pragma once
 
