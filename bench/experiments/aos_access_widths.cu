@@ -15,6 +15,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <string>
 #include <vector>
 
 #define CHECK(x)                                                                                   \
@@ -193,6 +194,15 @@ __global__ void of_soa4(float* __restrict__ m, std::size_t n, float c) {
     *reinterpret_cast<float4*>(m + i) = v;
 }
 
+// values in [1, 2) from a hash of the index
+__global__ void fill_random(float* p, std::size_t n) {
+    const std::size_t i = std::size_t{blockIdx.x} * blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    unsigned h = static_cast<unsigned>(i) * 2654435761u;
+    h ^= h >> 15;
+    p[i] = 1.0f + static_cast<float>(h & 0xffffff) / 16777216.0f;
+}
+
 template <class Launch>
 float time_ms(Launch launch, int reps = 21) {
     cudaEvent_t a, b;
@@ -294,23 +304,48 @@ int main() {
     mf("most_fields staged, changed words out", mf_staged<true>);
     CHECK(cudaFree(wp));
 
-    // AoSoA<32> Particle blocks: 32 B per element
-    float* blocks;
-    CHECK(cudaMalloc(&blocks, n * 32));
-    CHECK(cudaMemset(blocks, 0, n * 32));
-    float* column;
-    CHECK(cudaMalloc(&column, n * 4));
-    CHECK(cudaMemset(column, 0, n * 4));
-    rows.push_back({"one_field SoA column, 4 a thread (float4)",
-                    time_ms([&] { of_soa4<<<unsigned((n / 4 + threads - 1) / threads), threads>>>(column, n, 1.0001f); })});
-    rows.push_back({"one_field AoSoA<32>, 1 lane a thread",
-                    time_ms([&] { of_aosoa<1><<<grid, threads>>>(blocks, n, 1.0001f); })});
-    rows.push_back({"one_field AoSoA<32>, 4 lanes a thread",
-                    time_ms([&] { of_aosoa<4><<<unsigned((n / 4 + threads - 1) / threads), threads>>>(blocks, n, 1.0001f); })});
-    rows.push_back({"one_field AoSoA<32>, 8 lanes a thread",
-                    time_ms([&] { of_aosoa<8><<<unsigned((n / 8 + threads - 1) / threads), threads>>>(blocks, n, 1.0001f); })});
-    CHECK(cudaFree(blocks));
-    CHECK(cudaFree(column));
+    // AoSoA<32> Particle blocks (32 B per element) and one SoA column: zero-filled or random
+    // contents, cudaMalloc or the stream-ordered pool (what the library's containers use)
+    static std::string names[16];
+    int name = 0;
+    for (const bool random : {false, true})
+        for (const bool pooled : {false, true}) {
+            float *blocks, *column;
+            if (pooled) {
+                CHECK(cudaMallocAsync(&blocks, n * 32, 0));
+                CHECK(cudaMallocAsync(&column, n * 4, 0));
+            } else {
+                CHECK(cudaMalloc(&blocks, n * 32));
+                CHECK(cudaMalloc(&column, n * 4));
+            }
+            if (random) {
+                fill_random<<<unsigned((n * 8 + threads - 1) / threads), threads>>>(blocks, n * 8);
+                fill_random<<<unsigned((n + threads - 1) / threads), threads>>>(column, n);
+            } else {
+                CHECK(cudaMemset(blocks, 0, n * 32));
+                CHECK(cudaMemset(column, 0, n * 4));
+            }
+            CHECK(cudaDeviceSynchronize());
+            const std::string how = std::string(random ? "random" : "zeros") +
+                                    (pooled ? ", pool" : ", cudaMalloc");
+            auto add = [&](const char* what, float ms) {
+                names[name] = std::string("one_field ") + what + " (" + how + ")";
+                rows.push_back({names[name++].c_str(), ms});
+            };
+            add("SoA column, 4 a thread", time_ms([&] {
+                    of_soa4<<<unsigned((n / 4 + threads - 1) / threads), threads>>>(column, n, 1.0001f);
+                }));
+            add("AoSoA<32>, 1 lane a thread",
+                time_ms([&] { of_aosoa<1><<<grid, threads>>>(blocks, n, 1.0001f); }));
+            add("AoSoA<32>, 4 lanes a thread", time_ms([&] {
+                    of_aosoa<4><<<unsigned((n / 4 + threads - 1) / threads), threads>>>(blocks, n, 1.0001f);
+                }));
+            add("AoSoA<32>, 8 lanes a thread", time_ms([&] {
+                    of_aosoa<8><<<unsigned((n / 8 + threads - 1) / threads), threads>>>(blocks, n, 1.0001f);
+                }));
+            CHECK(cudaFree(blocks));
+            CHECK(cudaFree(column));
+        }
 
     std::printf("%-62s %10s %10s\n", "variant", "ms", "useful%copy");
     for (const auto& r : rows) std::printf("%-62s %10.3f\n", r.name, r.ms);
