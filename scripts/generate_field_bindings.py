@@ -21,10 +21,9 @@ HEADER = """\
 /// bit-field cannot. A structured binding may name a bit-field; asking about the names in a
 /// requires-expression makes the answer a value (false) where Boost.PFR's own binding of
 /// references is a hard error.
-/// Only the return type is ever asked for (decltype): the functions are never called.
-///
-/// The bindings are static: clang 14 refuses to name an automatic structured binding inside a
-/// requires-expression ("reference to local binding declared in enclosing function").
+/// Only the return type is ever asked for (decltype): the functions are never called, but
+/// deducing it instantiates their bodies (LAYOUT_FIELD_BINDINGS below says how they declare the
+/// bindings).
 #pragma once
 
 #include <cstddef>
@@ -38,6 +37,16 @@ using field_count_tag = std::integral_constant<std::size_t, N>;
 template <class... F>
 constexpr void bind_references(F&...) noexcept {}
 
+// How the bindings are declared: clang 14 refuses to name an automatic structured binding inside
+// a requires-expression ("reference to local binding declared in enclosing function"), and g++
+// gives static ones of two instantiations the same symbol (_ZNDC1a1b1cEE: "already defined" where
+// they are emitted, unoptimized builds). Static under clang, automatic elsewhere (g++, nvcc).
+#if defined(__clang__)
+#  define LAYOUT_FIELD_BINDINGS static
+#else
+#  define LAYOUT_FIELD_BINDINGS
+#endif
+
 // clang-format off
 """
 
@@ -45,6 +54,8 @@ FOOTER = """\
 // clang-format on
 
 } // namespace layout::detail
+
+#undef LAYOUT_FIELD_BINDINGS
 """
 
 
@@ -62,7 +73,7 @@ def overload(n: int) -> str:
     names = ",".join(name for name, _ in zip(field_names(), range(n)))
     return (f"template <class Aggregate>\n"
             f"auto every_field_addressable(Aggregate& object, field_count_tag<{n}>) {{\n"
-            f"    static auto& [{names}] = object;\n"
+            f"    LAYOUT_FIELD_BINDINGS auto& [{names}] = object;\n"
             f"    return std::bool_constant<requires {{ bind_references({names}); }}>{{}};\n"
             f"}}\n")
 
