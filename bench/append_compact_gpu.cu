@@ -151,14 +151,18 @@ void bench_append(const char* name, std::size_t n, int reps, Raw raw, unsigned l
     device<L> c;
     c.reserve(n);
     std::size_t appended = 0;
-    const double lib = median_us(reps, [&] { c.clear(); }, [&] {
-        layout::cuda::appender app(c);
-        append_library<<<unsigned((n + 255) / 256), 256, 0, app.stream()>>>(app.view(), n);
-        appended = app.finish().appended;
-    });
+    const double lib = median_us(
+        reps, [&] { c.clear(); },
+        [&] {
+            layout::cuda::appender app(c);
+            append_library<<<unsigned((n + 255) / 256), 256, 0, app.stream()>>>(app.view(), n);
+            appended = app.finish().appended;
+        });
     std::size_t raw_count = 0, warp_count = 0;
-    const double naive = median_us(reps, [] {}, [&] { raw_count = run_append_raw<false>(raw, count, n); });
-    const double warp = median_us(reps, [] {}, [&] { warp_count = run_append_raw<true>(raw, count, n); });
+    const double naive = median_us(
+        reps, [] {}, [&] { raw_count = run_append_raw<false>(raw, count, n); });
+    const double warp = median_us(
+        reps, [] {}, [&] { warp_count = run_append_raw<true>(raw, count, n); });
     if (appended != raw_count || appended != warp_count) {
         std::fprintf(stderr, "append %s: counts differ (%zu, %zu, %zu)\n", name, appended,
                      raw_count, warp_count);
@@ -221,14 +225,14 @@ struct raw_select {
 
     std::size_t aos_if() {
         std::size_t bytes = temp_bytes;
-        check(cub::DeviceSelect::If(temp, bytes, aos_work.view().data(), count,
-                                    std::int64_t(n), alive_aos{threshold}),
+        check(cub::DeviceSelect::If(temp, bytes, aos_work.view().data(), count, std::int64_t(n),
+                                    alive_aos{threshold}),
               "cub::DeviceSelect::If");
         return read_back(count);
     }
     std::size_t soa_flagged() {
-        alive_flags<<<unsigned((n + 255) / 256), 256>>>(
-            soa_work.column<&Particle::mass>().data(), threshold, flags, n);
+        alive_flags<<<unsigned((n + 255) / 256), 256>>>(soa_work.column<&Particle::mass>().data(),
+                                                        threshold, flags, n);
         auto s = soa_work.view().storage();
         for (int k = 0; k < fields; ++k) {
             std::size_t bytes = temp_bytes;
@@ -246,12 +250,11 @@ void bench_remove(const char* name, const device<aos>& input, raw_select& raw, d
     device<L> c;
     std::size_t kept = 0, first = 0;
     const dead pred{raw.threshold};
-    const double lib = median_us(reps, [&] { c = input; }, [&] {
-        kept = layout::cuda::remove_if(c, pred);
-    });
-    const double part = median_us(reps, [&] { c = input; }, [&] {
-        first = layout::cuda::stable_partition(c, alive{raw.threshold});
-    });
+    const double lib = median_us(
+        reps, [&] { c = input; }, [&] { kept = layout::cuda::remove_if(c, pred); });
+    const double part = median_us(
+        reps, [&] { c = input; },
+        [&] { first = layout::cuda::stable_partition(c, alive{raw.threshold}); });
     if (kept != raw_kept || first != raw_kept) {
         std::fprintf(stderr, "remove_if %s: kept %zu / %zu, raw %zu\n", name, kept, first,
                      raw_kept);
@@ -269,9 +272,12 @@ int main(int argc, char** argv) {
     std::size_t n = std::size_t{1} << 25;
     int reps = 20, dead_percent = 10;
     for (int a = 1; a + 1 < argc; a += 2) {
-        if (!std::strcmp(argv[a], "--n")) n = std::strtoull(argv[a + 1], nullptr, 10);
-        else if (!std::strcmp(argv[a], "--reps")) reps = std::atoi(argv[a + 1]);
-        else if (!std::strcmp(argv[a], "--dead")) dead_percent = std::atoi(argv[a + 1]);
+        if (!std::strcmp(argv[a], "--n"))
+            n = std::strtoull(argv[a + 1], nullptr, 10);
+        else if (!std::strcmp(argv[a], "--reps"))
+            reps = std::atoi(argv[a + 1]);
+        else if (!std::strcmp(argv[a], "--dead"))
+            dead_percent = std::atoi(argv[a + 1]);
     }
     int devices = 0;
     if (cudaGetDeviceCount(&devices) != cudaSuccess || devices == 0) {
@@ -321,10 +327,10 @@ int main(int argc, char** argv) {
         check(cudaMalloc(&raw.temp, raw.temp_bytes), "cudaMalloc");
         const device<soa> soa_input = input;
         std::size_t aos_kept = 0, soa_kept = 0;
-        const double aos_us = median_us(reps, [&] { raw.aos_work = input; },
-                                        [&] { aos_kept = raw.aos_if(); });
-        const double soa_us = median_us(reps, [&] { raw.soa_work = soa_input; },
-                                        [&] { soa_kept = raw.soa_flagged(); });
+        const double aos_us = median_us(
+            reps, [&] { raw.aos_work = input; }, [&] { aos_kept = raw.aos_if(); });
+        const double soa_us = median_us(
+            reps, [&] { raw.soa_work = soa_input; }, [&] { soa_kept = raw.soa_flagged(); });
         if (aos_kept != soa_kept) {
             std::fprintf(stderr, "raw selects disagree: %zu, %zu\n", aos_kept, soa_kept);
             return 1;
