@@ -12,8 +12,10 @@
 // remove_if: `dead` percent of n particles (mass below a threshold) are removed in place.
 // Library: layout::cuda::remove_if(container, pred). Raw: CUB on raw arrays with temporaries
 // allocated once: AoS cub::DeviceSelect::If over Particle*; SoA a flag kernel and
-// cub::DeviceSelect::Flagged per column. AoSoA<32> has no raw CUB form and is set against the
-// raw SoA (the same bytes). stable_partition: the library's time, against the same raw select.
+// cub::DeviceSelect::Flagged per column; AoSoA<32> the same over each leaf's lanes, through an
+// index map written by hand (thrust's permutation_iterator: CUB takes no raw pointer there), and
+// also set against the raw SoA (the same bytes in the fastest layout for it). stable_partition:
+// the library's time, against the same raw select.
 // Each timing (CUDA events, median of R) covers the whole operation up to the count on the host.
 // ratio = library / best raw; the goal is <= 1.10.
 #include <layout/cuda/algorithms.hpp>
@@ -22,6 +24,9 @@
 #include <cooperative_groups.h>
 #include <cub/device/device_select.cuh>
 #include <cuda_runtime.h>
+#include <thrust/iterator/counting_iterator.h>
+#include <thrust/iterator/permutation_iterator.h>
+#include <thrust/iterator/transform_iterator.h>
 
 #include <algorithm>
 #include <cstdint>
@@ -198,6 +203,19 @@ __global__ void alive_flags(const float* mass, float threshold, unsigned char* f
     if (i < n) flags[i] = !(mass[i] < threshold);
 }
 
+__global__ void alive_flags_aosoa(const float* blocks, float threshold, unsigned char* flags,
+                                  std::size_t n) {
+    const std::size_t i = std::size_t{blockIdx.x} * blockDim.x + threadIdx.x;
+    if (i < n) flags[i] = !(blocks[(i / 32) * 32 * fields + 6 * 32 + i % 32] < threshold);
+}
+/// Where element i's value of one leaf is among the floats of 32-lane blocks.
+struct lane_of {
+    int leaf;
+    __host__ __device__ std::size_t operator()(std::size_t i) const {
+        return (i / 32) * 32 * fields + std::size_t(leaf) * 32 + i % 32;
+    }
+};
+
 __global__ void fill_particles(layout::view<Particle, aos> p) {
     const std::size_t i = std::size_t{blockIdx.x} * blockDim.x + threadIdx.x;
     if (i >= p.size()) return;
@@ -218,6 +236,7 @@ struct raw_select {
     float threshold;
     device<aos> aos_work;
     device<soa> soa_work;
+    device<aosoa32> aosoa_work;
     unsigned char* flags;
     std::int64_t* count;
     void* temp;
@@ -238,6 +257,19 @@ struct raw_select {
             std::size_t bytes = temp_bytes;
             check(cub::DeviceSelect::Flagged(temp, bytes, static_cast<float*>(s.columns[k]), flags,
                                              count, std::int64_t(n)),
+                  "cub::DeviceSelect::Flagged");
+        }
+        return read_back(count);
+    }
+    std::size_t aosoa_flagged() {
+        float* blocks = reinterpret_cast<float*>(aosoa_work.view().data());
+        alive_flags_aosoa<<<unsigned((n + 255) / 256), 256>>>(blocks, threshold, flags, n);
+        for (int k = 0; k < fields; ++k) {
+            const auto leaf = thrust::make_permutation_iterator(
+                blocks, thrust::make_transform_iterator(thrust::counting_iterator<std::size_t>(0),
+                                                        lane_of{k}));
+            std::size_t bytes = temp_bytes;
+            check(cub::DeviceSelect::Flagged(temp, bytes, leaf, flags, count, std::int64_t(n)),
                   "cub::DeviceSelect::Flagged");
         }
         return read_back(count);
@@ -313,7 +345,8 @@ int main(int argc, char** argv) {
         device<aos> input(n);
         fill_particles<<<unsigned((n + 255) / 256), 256>>>(input.view());
         check(cudaGetLastError(), "fill_particles");
-        raw_select raw{n, float(dead_percent) / 100.0f, input, input, nullptr, nullptr, nullptr, 0};
+        raw_select raw{
+            n, float(dead_percent) / 100.0f, input, input, input, nullptr, nullptr, nullptr, 0};
         check(cudaMalloc(&raw.flags, n), "cudaMalloc");
         check(cudaMalloc(&raw.count, sizeof(std::int64_t)), "cudaMalloc");
         std::size_t if_bytes = 0, flagged_bytes = 0;
@@ -323,24 +356,47 @@ int main(int argc, char** argv) {
         check(cub::DeviceSelect::Flagged(nullptr, flagged_bytes, static_cast<float*>(nullptr),
                                          raw.flags, raw.count, std::int64_t(n)),
               "cub::DeviceSelect::Flagged");
-        raw.temp_bytes = std::max(if_bytes, flagged_bytes);
+        std::size_t lanes_bytes = 0;
+        const auto any_leaf = thrust::make_permutation_iterator(
+            static_cast<float*>(nullptr),
+            thrust::make_transform_iterator(thrust::counting_iterator<std::size_t>(0), lane_of{0}));
+        check(cub::DeviceSelect::Flagged(nullptr, lanes_bytes, any_leaf, raw.flags, raw.count,
+                                         std::int64_t(n)),
+              "cub::DeviceSelect::Flagged");
+        raw.temp_bytes = std::max({if_bytes, flagged_bytes, lanes_bytes});
         check(cudaMalloc(&raw.temp, raw.temp_bytes), "cudaMalloc");
         const device<soa> soa_input = input;
-        std::size_t aos_kept = 0, soa_kept = 0;
+        const device<aosoa32> aosoa_input = input;
+        std::size_t aos_kept = 0, soa_kept = 0, aosoa_kept = 0;
         const double aos_us = median_us(
             reps, [&] { raw.aos_work = input; }, [&] { aos_kept = raw.aos_if(); });
         const double soa_us = median_us(
             reps, [&] { raw.soa_work = soa_input; }, [&] { soa_kept = raw.soa_flagged(); });
-        if (aos_kept != soa_kept) {
-            std::fprintf(stderr, "raw selects disagree: %zu, %zu\n", aos_kept, soa_kept);
+        const double aosoa_us = median_us(
+            reps, [&] { raw.aosoa_work = aosoa_input; }, [&] { aosoa_kept = raw.aosoa_flagged(); });
+        if (aos_kept != soa_kept || aosoa_kept != soa_kept) {
+            std::fprintf(stderr, "raw selects disagree: %zu, %zu, %zu\n", aos_kept, soa_kept,
+                         aosoa_kept);
             return 1;
+        }
+        { // the raw AoSoA select kept what the raw AoS one kept, in order
+            const layout::vector<Particle, aos> a = raw.aos_work, b = raw.aosoa_work;
+            for (std::size_t i = 0; i < aos_kept; ++i)
+                if (std::memcmp(&a.data()[i], &b.data()[i], sizeof(Particle)) != 0) {
+                    std::fprintf(stderr, "raw AoSoA select differs at %zu\n", i);
+                    return 1;
+                }
         }
         std::printf("%-16s %-10s %10s %10.1f %10s %8s   (raw AoS: DeviceSelect::If)\n", "remove_if",
                     "raw aos", "", aos_us, "", "");
         std::printf("%-16s %-10s %10s %10.1f %10s %8s   (raw SoA: flags + Flagged per column)\n",
                     "remove_if", "raw soa", "", soa_us, "", "");
+        std::printf(
+            "%-16s %-10s %10s %10.1f %10s %8s   (raw AoSoA: flags + Flagged per leaf's lanes)\n",
+            "remove_if", "raw aosoa", "", aosoa_us, "", "");
         bench_remove<aos>("aos", input, raw, aos_us, aos_kept, "AoS If", reps);
         bench_remove<soa>("soa", input, raw, soa_us, soa_kept, "SoA Flagged", reps);
+        bench_remove<aosoa32>("aosoa32", input, raw, aosoa_us, aosoa_kept, "AoSoA Flagged", reps);
         bench_remove<aosoa32>("aosoa32", input, raw, soa_us, soa_kept, "SoA Flagged", reps);
         cudaFree(raw.flags);
         cudaFree(raw.count);

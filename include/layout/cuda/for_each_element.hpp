@@ -16,7 +16,7 @@
 ///
 /// The functor sees the view it would see under for_each_index (view<T, aos>, the same i), but
 /// element j != i of that view is not there: reading or writing it is undefined (debug builds
-/// catch j > i). Elements of sizes that are not a multiple of 4 bytes, larger than 128 bytes, or
+/// catch j > i), and its size() is i + 1. Elements of sizes that are not a multiple of 4 bytes, larger than 128 bytes, or
 /// not 4-byte aligned run under for_each_index.
 #pragma once
 
