@@ -57,7 +57,9 @@ using aosoa32 = policy::aosoa<32>;
 enum class op { gather, scatter };
 
 inline constexpr unsigned threads = 256;
-inline unsigned blocks_for(std::size_t n) { return static_cast<unsigned>((n + threads - 1) / threads); }
+inline unsigned blocks_for(std::size_t n) {
+    return static_cast<unsigned>((n + threads - 1) / threads);
+}
 
 // ---- raw kernels: what a user would write by hand for each layout -------------------------------
 
@@ -92,14 +94,13 @@ __global__ void raw_aos_float4(const float4* __restrict__ src, const index_t* __
 }
 
 template <op Op>
-__global__ void raw_soa(const float* __restrict__ sx, const float* __restrict__ sy,
-                        const float* __restrict__ sz, const float* __restrict__ svx,
-                        const float* __restrict__ svy, const float* __restrict__ svz,
-                        const float* __restrict__ sm, const float* __restrict__ sq,
-                        const index_t* __restrict__ idx, float* __restrict__ dx,
-                        float* __restrict__ dy, float* __restrict__ dz, float* __restrict__ dvx,
-                        float* __restrict__ dvy, float* __restrict__ dvz, float* __restrict__ dm,
-                        float* __restrict__ dq, std::size_t n) {
+__global__ void
+raw_soa(const float* __restrict__ sx, const float* __restrict__ sy, const float* __restrict__ sz,
+        const float* __restrict__ svx, const float* __restrict__ svy, const float* __restrict__ svz,
+        const float* __restrict__ sm, const float* __restrict__ sq, const index_t* __restrict__ idx,
+        float* __restrict__ dx, float* __restrict__ dy, float* __restrict__ dz,
+        float* __restrict__ dvx, float* __restrict__ dvy, float* __restrict__ dvz,
+        float* __restrict__ dm, float* __restrict__ dq, std::size_t n) {
     const std::size_t i = std::size_t{blockIdx.x} * blockDim.x + threadIdx.x;
     if (i >= n) return;
     std::size_t from, to;
@@ -226,9 +227,9 @@ void launch(variant who, const layout::view<const T, L>& s, const index_t* idx,
         raw_float<Op><<<blocks_for(n), threads>>>(s.storage().data, idx, d.storage().data, n);
     } else if constexpr (std::is_same_v<L, policy::aos>) {
         if (who == variant::raw_float4)
-            raw_aos_float4<Op><<<blocks_for(n), threads>>>(
-                reinterpret_cast<const float4*>(s.storage().data), idx,
-                reinterpret_cast<float4*>(d.storage().data), n);
+            raw_aos_float4<Op>
+                <<<blocks_for(n), threads>>>(reinterpret_cast<const float4*>(s.storage().data), idx,
+                                             reinterpret_cast<float4*>(d.storage().data), n);
         else
             raw_aos<Op><<<blocks_for(n), threads>>>(s.storage().data, idx, d.storage().data, n);
     } else if constexpr (std::is_same_v<L, policy::soa>) {
@@ -236,14 +237,13 @@ void launch(variant who, const layout::view<const T, L>& s, const index_t* idx,
         auto m = [](auto* p) { return static_cast<float*>(p); };
         const auto& sc = s.storage().columns;
         const auto& dc = d.storage().columns;
-        raw_soa<Op><<<blocks_for(n), threads>>>(c(sc[0]), c(sc[1]), c(sc[2]), c(sc[3]), c(sc[4]),
-                                                c(sc[5]), c(sc[6]), c(sc[7]), idx, m(dc[0]),
-                                                m(dc[1]), m(dc[2]), m(dc[3]), m(dc[4]), m(dc[5]),
-                                                m(dc[6]), m(dc[7]), n);
+        raw_soa<Op><<<blocks_for(n), threads>>>(
+            c(sc[0]), c(sc[1]), c(sc[2]), c(sc[3]), c(sc[4]), c(sc[5]), c(sc[6]), c(sc[7]), idx,
+            m(dc[0]), m(dc[1]), m(dc[2]), m(dc[3]), m(dc[4]), m(dc[5]), m(dc[6]), m(dc[7]), n);
     } else {
-        raw_aosoa32<Op><<<blocks_for(n), threads>>>(
-            reinterpret_cast<const float*>(s.storage().data), idx,
-            reinterpret_cast<float*>(d.storage().data), n);
+        raw_aosoa32<Op>
+            <<<blocks_for(n), threads>>>(reinterpret_cast<const float*>(s.storage().data), idx,
+                                         reinterpret_cast<float*>(d.storage().data), n);
     }
     check_launch("raw kernel");
 }
@@ -288,9 +288,10 @@ template <op Op, class T, class L>
 void add(const std::string& prefix, const char* name_of_variant, variant who, std::size_t n) {
     for (bool random : {false, true}) {
         const std::string name = prefix + name_of_variant + (random ? "/random" : "/sorted");
-        benchmark::RegisterBenchmark(name.c_str(), [=](benchmark::State& state) {
-            run<Op, T, L>(state, n, who, random);
-        })->UseManualTime()->Unit(benchmark::kMicrosecond);
+        benchmark::RegisterBenchmark(
+            name.c_str(), [=](benchmark::State& state) { run<Op, T, L>(state, n, who, random); })
+            ->UseManualTime()
+            ->Unit(benchmark::kMicrosecond);
     }
 }
 

@@ -23,10 +23,10 @@
 
 #include <cooperative_groups.h>
 #include <cub/device/device_select.cuh>
+#include <cuda_runtime.h>
 #include <thrust/iterator/counting_iterator.h>
 #include <thrust/iterator/permutation_iterator.h>
 #include <thrust/iterator/transform_iterator.h>
-#include <cuda_runtime.h>
 
 #include <algorithm>
 #include <cstdint>
@@ -156,14 +156,18 @@ void bench_append(const char* name, std::size_t n, int reps, Raw raw, unsigned l
     device<L> c;
     c.reserve(n);
     std::size_t appended = 0;
-    const double lib = median_us(reps, [&] { c.clear(); }, [&] {
-        layout::cuda::appender app(c);
-        append_library<<<unsigned((n + 255) / 256), 256, 0, app.stream()>>>(app.view(), n);
-        appended = app.finish().appended;
-    });
+    const double lib = median_us(
+        reps, [&] { c.clear(); },
+        [&] {
+            layout::cuda::appender app(c);
+            append_library<<<unsigned((n + 255) / 256), 256, 0, app.stream()>>>(app.view(), n);
+            appended = app.finish().appended;
+        });
     std::size_t raw_count = 0, warp_count = 0;
-    const double naive = median_us(reps, [] {}, [&] { raw_count = run_append_raw<false>(raw, count, n); });
-    const double warp = median_us(reps, [] {}, [&] { warp_count = run_append_raw<true>(raw, count, n); });
+    const double naive = median_us(
+        reps, [] {}, [&] { raw_count = run_append_raw<false>(raw, count, n); });
+    const double warp = median_us(
+        reps, [] {}, [&] { warp_count = run_append_raw<true>(raw, count, n); });
     if (appended != raw_count || appended != warp_count) {
         std::fprintf(stderr, "append %s: counts differ (%zu, %zu, %zu)\n", name, appended,
                      raw_count, warp_count);
@@ -240,14 +244,14 @@ struct raw_select {
 
     std::size_t aos_if() {
         std::size_t bytes = temp_bytes;
-        check(cub::DeviceSelect::If(temp, bytes, aos_work.view().data(), count,
-                                    std::int64_t(n), alive_aos{threshold}),
+        check(cub::DeviceSelect::If(temp, bytes, aos_work.view().data(), count, std::int64_t(n),
+                                    alive_aos{threshold}),
               "cub::DeviceSelect::If");
         return read_back(count);
     }
     std::size_t soa_flagged() {
-        alive_flags<<<unsigned((n + 255) / 256), 256>>>(
-            soa_work.column<&Particle::mass>().data(), threshold, flags, n);
+        alive_flags<<<unsigned((n + 255) / 256), 256>>>(soa_work.column<&Particle::mass>().data(),
+                                                        threshold, flags, n);
         auto s = soa_work.view().storage();
         for (int k = 0; k < fields; ++k) {
             std::size_t bytes = temp_bytes;
@@ -278,12 +282,11 @@ void bench_remove(const char* name, const device<aos>& input, raw_select& raw, d
     device<L> c;
     std::size_t kept = 0, first = 0;
     const dead pred{raw.threshold};
-    const double lib = median_us(reps, [&] { c = input; }, [&] {
-        kept = layout::cuda::remove_if(c, pred);
-    });
-    const double part = median_us(reps, [&] { c = input; }, [&] {
-        first = layout::cuda::stable_partition(c, alive{raw.threshold});
-    });
+    const double lib = median_us(
+        reps, [&] { c = input; }, [&] { kept = layout::cuda::remove_if(c, pred); });
+    const double part = median_us(
+        reps, [&] { c = input; },
+        [&] { first = layout::cuda::stable_partition(c, alive{raw.threshold}); });
     if (kept != raw_kept || first != raw_kept) {
         std::fprintf(stderr, "remove_if %s: kept %zu / %zu, raw %zu\n", name, kept, first,
                      raw_kept);
@@ -301,9 +304,12 @@ int main(int argc, char** argv) {
     std::size_t n = std::size_t{1} << 25;
     int reps = 20, dead_percent = 10;
     for (int a = 1; a + 1 < argc; a += 2) {
-        if (!std::strcmp(argv[a], "--n")) n = std::strtoull(argv[a + 1], nullptr, 10);
-        else if (!std::strcmp(argv[a], "--reps")) reps = std::atoi(argv[a + 1]);
-        else if (!std::strcmp(argv[a], "--dead")) dead_percent = std::atoi(argv[a + 1]);
+        if (!std::strcmp(argv[a], "--n"))
+            n = std::strtoull(argv[a + 1], nullptr, 10);
+        else if (!std::strcmp(argv[a], "--reps"))
+            reps = std::atoi(argv[a + 1]);
+        else if (!std::strcmp(argv[a], "--dead"))
+            dead_percent = std::atoi(argv[a + 1]);
     }
     int devices = 0;
     if (cudaGetDeviceCount(&devices) != cudaSuccess || devices == 0) {
@@ -339,8 +345,8 @@ int main(int argc, char** argv) {
         device<aos> input(n);
         fill_particles<<<unsigned((n + 255) / 256), 256>>>(input.view());
         check(cudaGetLastError(), "fill_particles");
-        raw_select raw{n, float(dead_percent) / 100.0f, input, input, input, nullptr, nullptr,
-                       nullptr, 0};
+        raw_select raw{
+            n, float(dead_percent) / 100.0f, input, input, input, nullptr, nullptr, nullptr, 0};
         check(cudaMalloc(&raw.flags, n), "cudaMalloc");
         check(cudaMalloc(&raw.count, sizeof(std::int64_t)), "cudaMalloc");
         std::size_t if_bytes = 0, flagged_bytes = 0;
@@ -362,18 +368,18 @@ int main(int argc, char** argv) {
         const device<soa> soa_input = input;
         const device<aosoa32> aosoa_input = input;
         std::size_t aos_kept = 0, soa_kept = 0, aosoa_kept = 0;
-        const double aos_us = median_us(reps, [&] { raw.aos_work = input; },
-                                        [&] { aos_kept = raw.aos_if(); });
-        const double soa_us = median_us(reps, [&] { raw.soa_work = soa_input; },
-                                        [&] { soa_kept = raw.soa_flagged(); });
-        const double aosoa_us = median_us(reps, [&] { raw.aosoa_work = aosoa_input; },
-                                          [&] { aosoa_kept = raw.aosoa_flagged(); });
+        const double aos_us = median_us(
+            reps, [&] { raw.aos_work = input; }, [&] { aos_kept = raw.aos_if(); });
+        const double soa_us = median_us(
+            reps, [&] { raw.soa_work = soa_input; }, [&] { soa_kept = raw.soa_flagged(); });
+        const double aosoa_us = median_us(
+            reps, [&] { raw.aosoa_work = aosoa_input; }, [&] { aosoa_kept = raw.aosoa_flagged(); });
         if (aos_kept != soa_kept || aosoa_kept != soa_kept) {
             std::fprintf(stderr, "raw selects disagree: %zu, %zu, %zu\n", aos_kept, soa_kept,
                          aosoa_kept);
             return 1;
         }
-        {   // the raw AoSoA select kept what the raw AoS one kept, in order
+        { // the raw AoSoA select kept what the raw AoS one kept, in order
             const layout::vector<Particle, aos> a = raw.aos_work, b = raw.aosoa_work;
             for (std::size_t i = 0; i < aos_kept; ++i)
                 if (std::memcmp(&a.data()[i], &b.data()[i], sizeof(Particle)) != 0) {
@@ -385,8 +391,9 @@ int main(int argc, char** argv) {
                     "raw aos", "", aos_us, "", "");
         std::printf("%-16s %-10s %10s %10.1f %10s %8s   (raw SoA: flags + Flagged per column)\n",
                     "remove_if", "raw soa", "", soa_us, "", "");
-        std::printf("%-16s %-10s %10s %10.1f %10s %8s   (raw AoSoA: flags + Flagged per leaf's lanes)\n",
-                    "remove_if", "raw aosoa", "", aosoa_us, "", "");
+        std::printf(
+            "%-16s %-10s %10s %10.1f %10s %8s   (raw AoSoA: flags + Flagged per leaf's lanes)\n",
+            "remove_if", "raw aosoa", "", aosoa_us, "", "");
         bench_remove<aos>("aos", input, raw, aos_us, aos_kept, "AoS If", reps);
         bench_remove<soa>("soa", input, raw, soa_us, soa_kept, "SoA Flagged", reps);
         bench_remove<aosoa32>("aosoa32", input, raw, aosoa_us, aosoa_kept, "AoSoA Flagged", reps);

@@ -296,8 +296,7 @@ std::size_t first_difference(const layout::view<const T, L>& a, std::size_t n, O
                       ? (bad = L2, 0)
                       : 0),
                  ...);
-            }
-            (std::make_index_sequence<layout::leaf_count_v<T>>{});
+            }(std::make_index_sequence<layout::leaf_count_v<T>>{});
             if (bad != layout::leaf_count_v<T>) {
                 const std::lock_guard<std::mutex> lock(m);
                 if (i < first) first = i, leaf = bad;
@@ -427,54 +426,57 @@ void add_assignment(std::size_t n) {
         const std::string name = std::string("assign/") + struct_name<T>() + "/" +
                                  layout_name(Src{}) + "_to_" + layout_name(Dst{}) +
                                  (reuse ? "/reused" : "/fresh");
-        benchmark::RegisterBenchmark(name.c_str(), [n, reuse](benchmark::State& state) {
-            try {
-                auto& d = data<T>(n);
-                const device_vector<T, Src>& src = d.template src<Src>();
-                device_vector<T, Dst>& dst = d.template dst<Dst>();
-                std::optional<device_vector<T, Dst>> fresh;
-                const auto first_leaf = layout::detail::leaf_address(dst.view(), 0, 0);
-                const std::size_t capacity = dst.capacity();
-                bench::event_timer timer;
-                dst = src; // warm-up
-                std::vector<double> times;
-                for (auto _ : state) {
-                    double s = 0;
-                    if (reuse) {
-                        s = timer.seconds([&] { dst = src; });
-                    } else {
-                        fresh.reset();
-                        s = timer.seconds([&] { fresh.emplace(src); });
+        benchmark::RegisterBenchmark(
+            name.c_str(),
+            [n, reuse](benchmark::State& state) {
+                try {
+                    auto& d = data<T>(n);
+                    const device_vector<T, Src>& src = d.template src<Src>();
+                    device_vector<T, Dst>& dst = d.template dst<Dst>();
+                    std::optional<device_vector<T, Dst>> fresh;
+                    const auto first_leaf = layout::detail::leaf_address(dst.view(), 0, 0);
+                    const std::size_t capacity = dst.capacity();
+                    bench::event_timer timer;
+                    dst = src; // warm-up
+                    std::vector<double> times;
+                    for (auto _ : state) {
+                        double s = 0;
+                        if (reuse) {
+                            s = timer.seconds([&] { dst = src; });
+                        } else {
+                            fresh.reset();
+                            s = timer.seconds([&] { fresh.emplace(src); });
+                        }
+                        state.SetIterationTime(s);
+                        times.push_back(s);
                     }
-                    state.SetIterationTime(s);
-                    times.push_back(s);
+                    layout::cuda::check(cudaDeviceSynchronize(), "after the timed assignments");
+                    if (reuse && (dst.capacity() != capacity ||
+                                  layout::detail::leaf_address(dst.view(), 0, 0) != first_leaf)) {
+                        state.SkipWithError("the assignment replaced the destination's block");
+                        return;
+                    }
+                    const layout::vector<T, Dst> back =
+                        reuse ? layout::vector<T, Dst>(dst) : layout::vector<T, Dst>(*fresh);
+                    std::size_t leaf = 0;
+                    if (const std::size_t i = first_difference(
+                            back.cview(), n,
+                            [&](std::size_t e, auto l) -> const void* {
+                                return &layout::detail::leaf_ref<decltype(l)::value>(d.input[e]);
+                            },
+                            leaf);
+                        i != n) {
+                        const std::string bad = "dst = src differs from the input at element " +
+                                                std::to_string(i) + ", leaf " +
+                                                std::to_string(leaf);
+                        state.SkipWithError(bad.c_str());
+                        return;
+                    }
+                    report<T>(state, n, bench::median(times));
+                } catch (const std::exception& e) {
+                    state.SkipWithError(e.what());
                 }
-                layout::cuda::check(cudaDeviceSynchronize(), "after the timed assignments");
-                if (reuse && (dst.capacity() != capacity ||
-                              layout::detail::leaf_address(dst.view(), 0, 0) != first_leaf)) {
-                    state.SkipWithError("the assignment replaced the destination's block");
-                    return;
-                }
-                const layout::vector<T, Dst> back = reuse ? layout::vector<T, Dst>(dst)
-                                                          : layout::vector<T, Dst>(*fresh);
-                std::size_t leaf = 0;
-                if (const std::size_t i = first_difference(
-                        back.cview(), n,
-                        [&](std::size_t e, auto l) -> const void* {
-                            return &layout::detail::leaf_ref<decltype(l)::value>(d.input[e]);
-                        },
-                        leaf);
-                    i != n) {
-                    const std::string bad = "dst = src differs from the input at element " +
-                                            std::to_string(i) + ", leaf " + std::to_string(leaf);
-                    state.SkipWithError(bad.c_str());
-                    return;
-                }
-                report<T>(state, n, bench::median(times));
-            } catch (const std::exception& e) {
-                state.SkipWithError(e.what());
-            }
-        })
+            })
             ->UseManualTime()
             ->Unit(benchmark::kMicrosecond);
     }

@@ -118,7 +118,8 @@ int main(int argc, char** argv) {
             // The floor: the same kernels on views of the containers' blocks, which never change.
             const auto vv = v.view();
             const auto wv = w.view();
-            using on_device = layout::transfer<layout::cuda::device_memory, layout::cuda::device_memory>;
+            using on_device =
+                layout::transfer<layout::cuda::device_memory, layout::cuda::device_memory>;
             views_ms.push_back(per_step_ms(steps, stream, [&] {
                 on_device::fill(vv, n - born, n, newborn, stream);
                 layout::cuda::for_each_index(vv, step_drift, stream);

@@ -7,7 +7,7 @@
 # the tests with it too, and stops if it is missing unless LAYOUT_CLANG=0), clang's sanitizer and
 # libFuzzer runtimes (scripts/fuzz.sh), LLVM's OpenMP runtime libomp with its ThreadSanitizer
 # tool Archer (scripts/test.sh's TSan build, which stops without it unless LAYOUT_TSAN=0),
-# GoogleMock, Google Benchmark.
+# GoogleMock, Google Benchmark, clang-format 16 (the format.clang_format test, scripts/format.sh).
 # Open MPI (libopenmpi-dev, openmpi-bin) is required too: CI runs the mpi tests.
 set -euo pipefail
 
@@ -45,7 +45,8 @@ libomp_present() {
 required=(cmake:cmake g++:g++ libgtest-dev:/usr/include/gtest/gtest.h)
 # MPI (Open MPI): layout::mpi and its tests (label mpi), which CI must run, so it is required.
 required+=(libopenmpi-dev:mpicxx openmpi-bin:mpirun)
-optional=(ninja-build:ninja clang:clang++ libgmock-dev:/usr/include/gmock/gmock.h
+optional=(ninja-build:ninja clang:clang++ clang-format-16:clang-format-16
+          libgmock-dev:/usr/include/gmock/gmock.h
           libbenchmark-dev:/usr/include/benchmark/benchmark.h)
 # LAMMPS (lmp): the MD example's validation against it (tests/md, md.lammps.*), which skips
 # where lmp is missing; CI installs it.

@@ -83,8 +83,7 @@ __global__ void mf_scalar(integrate f, WideParticle* __restrict__ p, std::size_t
 }
 __global__ void mf_merged(integrate f, WideParticle* __restrict__ p, std::size_t n) {
     std::size_t i = std::size_t{blockIdx.x} * blockDim.x + threadIdx.x;
-    if (i < n)
-        raw::integrate(f, static_cast<WideParticle*>(__builtin_assume_aligned(p, 64)), i);
+    if (i < n) raw::integrate(f, static_cast<WideParticle*>(__builtin_assume_aligned(p, 64)), i);
 }
 // whole element in four float4, step on the copy, only written fields stored (merged)
 __global__ void mf_whole(integrate f, WideParticle* __restrict__ p, std::size_t n) {
@@ -149,7 +148,8 @@ __global__ void mf_staged(integrate f, WideParticle* __restrict__ p, std::size_t
             } else {
                 const unsigned* a = reinterpret_cast<const unsigned*>(&v);
                 const unsigned* b = reinterpret_cast<const unsigned*>(&old[j]);
-                const bool c0 = a[0] != b[0], c1 = a[1] != b[1], c2 = a[2] != b[2], c3 = a[3] != b[3];
+                const bool c0 = a[0] != b[0], c1 = a[1] != b[1], c2 = a[2] != b[2],
+                           c3 = a[3] != b[3];
                 if (c0 && c1 && c2 && c3) {
                     dst[g] = v;
                 } else {
@@ -248,8 +248,16 @@ int main() {
     std::vector<WideParticle> host(n);
     for (std::size_t i = 0; i < n; ++i) {
         const float f = float(i % 1000) * 0.001f;
-        host[i] = WideParticle{{f, 2 * f, 3 * f}, {0.1f, 0.2f, 0.3f}, {0.f, 0.f, 0.f}, 1.f + f,
-                               0.5f, 0.f, std::int32_t(i), std::int32_t(i % 2), 0, 0};
+        host[i] = WideParticle{{f, 2 * f, 3 * f},
+                               {0.1f, 0.2f, 0.3f},
+                               {0.f, 0.f, 0.f},
+                               1.f + f,
+                               0.5f,
+                               0.f,
+                               std::int32_t(i),
+                               std::int32_t(i % 2),
+                               0,
+                               0};
     }
     WideParticle* wp;
     CHECK(cudaMalloc(&wp, n * sizeof(WideParticle)));
@@ -274,7 +282,10 @@ int main() {
         }
     };
 
-    struct row { const char* name; float ms; };
+    struct row {
+        const char* name;
+        float ms;
+    };
     std::vector<row> rows;
     auto wd = [&](const char* name, auto kernel) {
         auto launch = [&] { kernel<<<grid, threads>>>(wf, n, dt); };
@@ -326,22 +337,25 @@ int main() {
                 CHECK(cudaMemset(column, 0, n * 4));
             }
             CHECK(cudaDeviceSynchronize());
-            const std::string how = std::string(random ? "random" : "zeros") +
-                                    (pooled ? ", pool" : ", cudaMalloc");
+            const std::string how =
+                std::string(random ? "random" : "zeros") + (pooled ? ", pool" : ", cudaMalloc");
             auto add = [&](const char* what, float ms) {
                 names[name] = std::string("one_field ") + what + " (" + how + ")";
                 rows.push_back({names[name++].c_str(), ms});
             };
             add("SoA column, 4 a thread", time_ms([&] {
-                    of_soa4<<<unsigned((n / 4 + threads - 1) / threads), threads>>>(column, n, 1.0001f);
+                    of_soa4<<<unsigned((n / 4 + threads - 1) / threads), threads>>>(column, n,
+                                                                                    1.0001f);
                 }));
             add("AoSoA<32>, 1 lane a thread",
                 time_ms([&] { of_aosoa<1><<<grid, threads>>>(blocks, n, 1.0001f); }));
             add("AoSoA<32>, 4 lanes a thread", time_ms([&] {
-                    of_aosoa<4><<<unsigned((n / 4 + threads - 1) / threads), threads>>>(blocks, n, 1.0001f);
+                    of_aosoa<4><<<unsigned((n / 4 + threads - 1) / threads), threads>>>(blocks, n,
+                                                                                        1.0001f);
                 }));
             add("AoSoA<32>, 8 lanes a thread", time_ms([&] {
-                    of_aosoa<8><<<unsigned((n / 8 + threads - 1) / threads), threads>>>(blocks, n, 1.0001f);
+                    of_aosoa<8><<<unsigned((n / 8 + threads - 1) / threads), threads>>>(blocks, n,
+                                                                                        1.0001f);
                 }));
             CHECK(cudaFree(blocks));
             CHECK(cudaFree(column));

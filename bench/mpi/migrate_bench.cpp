@@ -9,13 +9,16 @@ int main(int argc, char** argv) {
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     const options o = parse(argc, argv);
     std::vector<std::vector<int>> steps;
-    for (std::uint64_t s = 0; s < 4; ++s) steps.push_back(destinations(o.n, o.fraction, rank, size, s));
+    for (std::uint64_t s = 0; s < 4; ++s)
+        steps.push_back(destinations(o.n, o.fraction, rank, size, s));
     std::size_t moved = 0;
     for (int r : steps[0]) moved += r != rank;
 
     const double raw = median_of_max(raw_alltoallv(o, steps));
     auto none = [](auto&) {};
-    auto run_all = [&](auto c) { return median_of_max(library<layout::mpi::all_fields>(o, steps, c, none)); };
+    auto run_all = [&](auto c) {
+        return median_of_max(library<layout::mpi::all_fields>(o, steps, c, none));
+    };
     const auto init = initial(o.n, rank);
     const double aos = run_all(layout::aos_vector<Particle>(init.begin(), init.end()));
     const double soa = run_all(layout::soa_vector<Particle>(init.begin(), init.end()));
@@ -29,9 +32,12 @@ int main(int argc, char** argv) {
                     "step, %d steps (median of the slowest rank)\n",
                     size, o.n, moved, o.fraction * 100, o.steps);
         print_row("raw_alltoallv (AoS)", raw, raw, o.n, moved, sizeof(Particle));
-        print_row("layout aos", aos, raw, o.n, moved, layout::mpi::wire_bytes_per_element_v<Particle>);
-        print_row("layout soa", soa, raw, o.n, moved, layout::mpi::wire_bytes_per_element_v<Particle>);
-        print_row("layout aosoa32", aosoa, raw, o.n, moved, layout::mpi::wire_bytes_per_element_v<Particle>);
+        print_row("layout aos", aos, raw, o.n, moved,
+                  layout::mpi::wire_bytes_per_element_v<Particle>);
+        print_row("layout soa", soa, raw, o.n, moved,
+                  layout::mpi::wire_bytes_per_element_v<Particle>);
+        print_row("layout aosoa32", aosoa, raw, o.n, moved,
+                  layout::mpi::wire_bytes_per_element_v<Particle>);
         print_row("layout soa, x y z only", soa_xyz, raw, o.n, moved,
                   layout::mpi::wire_bytes_per_element_v<Particle, xyz>);
     }

@@ -44,9 +44,12 @@ inline options parse(int argc, char** argv) {
     options o;
     for (int i = 1; i < argc; ++i) {
         const std::string a = argv[i];
-        if (a.rfind("--n=", 0) == 0) o.n = std::stoull(a.substr(4));
-        else if (a.rfind("--steps=", 0) == 0) o.steps = std::stoi(a.substr(8));
-        else if (a.rfind("--fraction=", 0) == 0) o.fraction = std::stod(a.substr(11));
+        if (a.rfind("--n=", 0) == 0)
+            o.n = std::stoull(a.substr(4));
+        else if (a.rfind("--steps=", 0) == 0)
+            o.steps = std::stoi(a.substr(8));
+        else if (a.rfind("--fraction=", 0) == 0)
+            o.fraction = std::stod(a.substr(11));
     }
     return o;
 }
@@ -87,7 +90,8 @@ inline std::vector<Particle> initial(std::size_t n, int rank) {
 }
 
 /// The hand-written baseline on host AoS structs: returns seconds per step.
-inline std::vector<double> raw_alltoallv(const options& o, const std::vector<std::vector<int>>& plan_steps) {
+inline std::vector<double> raw_alltoallv(const options& o,
+                                         const std::vector<std::vector<int>>& plan_steps) {
     int rank = 0, size = 1;
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
@@ -111,7 +115,8 @@ inline std::vector<double> raw_alltoallv(const options& o, const std::vector<std
             rr += rcounts[r];
         }
         send.resize(static_cast<std::size_t>(s));
-        for (std::size_t i = 0; i < d.size(); ++i) send[static_cast<std::size_t>(next[static_cast<std::size_t>(d[i])]++)] = p[i];
+        for (std::size_t i = 0; i < d.size(); ++i)
+            send[static_cast<std::size_t>(next[static_cast<std::size_t>(d[i])]++)] = p[i];
         std::vector<int> sb(counts.size()), sd(counts.size()), rb(counts.size()), rd(counts.size());
         for (std::size_t r = 0; r < counts.size(); ++r) {
             sb[r] = counts[r] * static_cast<int>(sizeof(Particle));

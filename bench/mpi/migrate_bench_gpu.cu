@@ -41,8 +41,8 @@ std::vector<double> raw_device(const options& o, const std::vector<std::vector<i
     check(cudaMallocHost(&hs, cap * sizeof(Particle)), "cudaMallocHost");
     check(cudaMallocHost(&hr, cap * sizeof(Particle)), "cudaMallocHost");
     check(cudaMemcpy(p, init.data(), o.n * sizeof(Particle), cudaMemcpyHostToDevice), "copy");
-    std::vector<int> counts(static_cast<std::size_t>(size)), rcounts(counts), sb(counts), sd(counts),
-        rb(counts), rd(counts);
+    std::vector<int> counts(static_cast<std::size_t>(size)), rcounts(counts), sb(counts),
+        sd(counts), rb(counts), rd(counts);
     std::vector<std::size_t> next(counts.size()), order(o.n);
     std::vector<double> times;
     for (int step = 0; step <= o.steps; ++step) {
@@ -63,9 +63,11 @@ std::vector<double> raw_device(const options& o, const std::vector<std::vector<i
             rr += static_cast<std::size_t>(rcounts[r]);
         }
         order.resize(d.size());
-        for (std::size_t i = 0; i < d.size(); ++i) order[next[static_cast<std::size_t>(d[i])]++] = i;
+        for (std::size_t i = 0; i < d.size(); ++i)
+            order[next[static_cast<std::size_t>(d[i])]++] = i;
         check(cudaMemcpy(order_d, order.data(), order.size() * sizeof(std::size_t),
-                         cudaMemcpyHostToDevice), "order");
+                         cudaMemcpyHostToDevice),
+              "order");
         gather_structs<<<static_cast<unsigned>((s + 255) / 256), 256>>>(send, p, order_d, s);
         check(cudaDeviceSynchronize(), "gather");
         if (direct) {
@@ -120,32 +122,48 @@ int main(int argc, char** argv) {
     std::vector<row> rows;
     for (const bool direct : {true, false}) {
         if (direct && !aware) continue;
-        const auto path = direct ? layout::mpi::device_path::cuda_aware : layout::mpi::device_path::staged;
+        const auto path =
+            direct ? layout::mpi::device_path::cuda_aware : layout::mpi::device_path::staged;
         const std::string tag = direct ? " (cuda-aware)" : " (staged)";
-        auto prepare = [path](layout::mpi::migration_plan& plan) { layout::mpi::set_device_path(plan, path); };
-        rows.push_back({"raw_alltoallv AoS" + tag, median_of_max(raw_device(o, steps, direct)), sizeof(Particle)});
+        auto prepare = [path](layout::mpi::migration_plan& plan) {
+            layout::mpi::set_device_path(plan, path);
+        };
+        rows.push_back({"raw_alltoallv AoS" + tag, median_of_max(raw_device(o, steps, direct)),
+                        sizeof(Particle)});
         {
-            layout::cuda::aos_vector<Particle> c = layout::aos_vector<Particle>(init.begin(), init.end());
-            rows.push_back({"layout aos" + tag, median_of_max(library<layout::mpi::all_fields>(o, steps, c, prepare)), all});
+            layout::cuda::aos_vector<Particle> c =
+                layout::aos_vector<Particle>(init.begin(), init.end());
+            rows.push_back({"layout aos" + tag,
+                            median_of_max(library<layout::mpi::all_fields>(o, steps, c, prepare)),
+                            all});
         }
         {
-            layout::cuda::soa_vector<Particle> c = layout::aos_vector<Particle>(init.begin(), init.end());
-            rows.push_back({"layout soa" + tag, median_of_max(library<layout::mpi::all_fields>(o, steps, c, prepare)), all});
+            layout::cuda::soa_vector<Particle> c =
+                layout::aos_vector<Particle>(init.begin(), init.end());
+            rows.push_back({"layout soa" + tag,
+                            median_of_max(library<layout::mpi::all_fields>(o, steps, c, prepare)),
+                            all});
         }
         {
-            layout::cuda::aosoa<Particle, 32> c = layout::aos_vector<Particle>(init.begin(), init.end());
-            rows.push_back({"layout aosoa32" + tag, median_of_max(library<layout::mpi::all_fields>(o, steps, c, prepare)), all});
+            layout::cuda::aosoa<Particle, 32> c =
+                layout::aos_vector<Particle>(init.begin(), init.end());
+            rows.push_back({"layout aosoa32" + tag,
+                            median_of_max(library<layout::mpi::all_fields>(o, steps, c, prepare)),
+                            all});
         }
         {
-            layout::cuda::soa_vector<Particle> c = layout::aos_vector<Particle>(init.begin(), init.end());
-            rows.push_back({"layout soa xyz" + tag, median_of_max(library<xyz>(o, steps, c, prepare)),
+            layout::cuda::soa_vector<Particle> c =
+                layout::aos_vector<Particle>(init.begin(), init.end());
+            rows.push_back({"layout soa xyz" + tag,
+                            median_of_max(library<xyz>(o, steps, c, prepare)),
                             layout::mpi::wire_bytes_per_element_v<Particle, xyz>});
         }
     }
     if (rank == 0) {
-        std::printf("migrate_bench_gpu: %d ranks on %d GPU(s), N = %zu per rank, %zu (%.0f%%) leave "
-                    "each rank per step, %d steps (median of the slowest rank); MPI CUDA-aware: %s\n",
-                    size, devices, o.n, moved, o.fraction * 100, o.steps, aware ? "yes" : "no");
+        std::printf(
+            "migrate_bench_gpu: %d ranks on %d GPU(s), N = %zu per rank, %zu (%.0f%%) leave "
+            "each rank per step, %d steps (median of the slowest rank); MPI CUDA-aware: %s\n",
+            size, devices, o.n, moved, o.fraction * 100, o.steps, aware ? "yes" : "no");
         double raw = 0;
         for (const auto& r : rows) {
             if (r.name.rfind("raw", 0) == 0) raw = r.seconds;

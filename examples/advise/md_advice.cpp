@@ -65,10 +65,14 @@ int main(int argc, char** argv) {
     std::vector<std::size_t> sizes = {32000, 2048000};
     for (int i = 1; i < argc; ++i) {
         const std::string a = argv[i];
-        if (a == "--cells" && i + 1 < argc) cells = std::atoi(argv[++i]);
-        else if (a == "--steps" && i + 1 < argc) steps = std::atol(argv[++i]);
-        else if (a == "--samples" && i + 1 < argc) samples = std::strtoull(argv[++i], nullptr, 10);
-        else if (a == "--first" && i + 1 < argc) first = std::strtoull(argv[++i], nullptr, 10);
+        if (a == "--cells" && i + 1 < argc)
+            cells = std::atoi(argv[++i]);
+        else if (a == "--steps" && i + 1 < argc)
+            steps = std::atol(argv[++i]);
+        else if (a == "--samples" && i + 1 < argc)
+            samples = std::strtoull(argv[++i], nullptr, 10);
+        else if (a == "--first" && i + 1 < argc)
+            first = std::strtoull(argv[++i], nullptr, 10);
         else if (a == "--n" && i + 1 < argc) {
             sizes.clear();
             for (char* p = argv[++i]; *p;) {
@@ -131,8 +135,8 @@ int main(int argc, char** argv) {
                         opt.trace.first, opt.trace.first + trace.samples - 1, n);
             a.print(stdout, kernel);
             if (const auto s = layout::advisor::propose_split(trace))
-                std::printf("  the advisor's split: %s (%s)\n", s->template spelling<atom_t>(names).c_str(),
-                            s->why.c_str());
+                std::printf("  the advisor's split: %s (%s)\n",
+                            s->template spelling<atom_t>(names).c_str(), s->why.c_str());
             std::printf("\n");
             out.push_back({kernel, element, a.costs, other_ld});
         }

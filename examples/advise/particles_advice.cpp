@@ -47,8 +47,8 @@ summary advise_one(const char* kernel, const char* element, const F& f,
     std::printf("== %s %s\n", kernel, element);
     a.print(stdout, kernel);
     if (const auto s = layout::advisor::propose_split(a.trace))
-        std::printf("  the advisor's split: %s (%s)\n", s->template spelling<T>(names_of<T>()).c_str(),
-                    s->why.c_str());
+        std::printf("  the advisor's split: %s (%s)\n",
+                    s->template spelling<T>(names_of<T>()).c_str(), s->why.c_str());
     std::printf("\n");
     return {kernel,
             element,
@@ -104,9 +104,8 @@ int main(int argc, char** argv) {
                 "aosoa32/soa", "split/soa", "winner",
                 "L1 sectors per element, ld+st (aos | soa | aosoa32 | split)");
     for (const auto& s : all) {
-        std::printf("%-12s %-14s %8.2fx %11.2fx %9.2fx %-8s  ", s.kernel.c_str(),
-                    s.element.c_str(), s.aos_over_soa, s.aosoa_over_soa, s.split_over_soa,
-                    s.best.c_str());
+        std::printf("%-12s %-14s %8.2fx %11.2fx %9.2fx %-8s  ", s.kernel.c_str(), s.element.c_str(),
+                    s.aos_over_soa, s.aosoa_over_soa, s.split_over_soa, s.best.c_str());
         for (const char* l : {"aos", "soa", "aosoa32", "split"})
             for (const auto& c : s.costs)
                 if (c.layout == l) std::printf(" %6.3f+%-6.3f", c.l1_sectors_ld, c.l1_sectors_st);
@@ -121,7 +120,6 @@ int main(int argc, char** argv) {
         for (const auto& c : s.costs)
             std::printf("predict %s %s %s %.4f %.4f %.4f %.2f %.2f %.4f %s\n", s.kernel.c_str(),
                         s.element.c_str(), c.layout.c_str(), c.gpu_seconds / soa, c.l1_sectors_ld,
-                        c.l1_sectors_st, c.sector_bytes, c.dram_bytes, c.line_requests,
-                        c.bound());
+                        c.l1_sectors_st, c.sector_bytes, c.dram_bytes, c.line_requests, c.bound());
     }
 }

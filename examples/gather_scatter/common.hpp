@@ -152,9 +152,9 @@ inline void check_bins(checker& c, const std::vector<index_t>& list,
                       std::string(what) + ": count of cell " + std::to_string(cell)))
             return;
         for (std::size_t r = 0; r < b.size(); ++r)
-            if (!c.expect(list[offsets[cell] + r] == b[r],
-                          std::string(what) + ": member " + std::to_string(r) + " of cell " +
-                              std::to_string(cell)))
+            if (!c.expect(list[offsets[cell] + r] == b[r], std::string(what) + ": member " +
+                                                               std::to_string(r) + " of cell " +
+                                                               std::to_string(cell)))
                 return;
     }
 }
@@ -175,8 +175,7 @@ inline void check_sorted(checker& c, const std::vector<Particle>& sorted,
 /// rho from the sorted run (scattered back to the original order) against the unsorted run:
 /// bit-identical; and a sample of particles against a double-precision reference.
 inline void check_density(checker& c, const std::vector<float>& rho_unsorted,
-                          const std::vector<float>& rho_sorted_back,
-                          const std::vector<Particle>& p,
+                          const std::vector<float>& rho_sorted_back, const std::vector<Particle>& p,
                           const std::vector<std::vector<index_t>>& buckets, const config& cfg) {
     std::size_t differ = 0;
     for (std::size_t i = 0; i < p.size(); ++i) differ += rho_unsorted[i] != rho_sorted_back[i];
@@ -226,9 +225,8 @@ inline void print_table(const std::vector<row>& rows, const char* device, const 
             std::snprintf(even, sizeof even, "%.2f", extra / gain);
         else
             std::snprintf(even, sizeof even, "never");
-        std::printf("%-10s %10.3f %12.3f %12.3f %11.3f %8.2fx %11s\n", r.layout.c_str(),
-                    r.list_ms, r.unsorted_ms, r.sort_ms, r.sorted_ms, r.unsorted_ms / r.sorted_ms,
-                    even);
+        std::printf("%-10s %10.3f %12.3f %12.3f %11.3f %8.2fx %11s\n", r.layout.c_str(), r.list_ms,
+                    r.unsorted_ms, r.sort_ms, r.sorted_ms, r.unsorted_ms / r.sorted_ms, even);
     }
     std::printf(
         "list: bin_by_key of the cell ids alone (the cell lists both versions need). sort: "
@@ -298,14 +296,14 @@ row run_host_layout(const char* name, const std::vector<Particle>& original,
     std::vector<float> rho_sorted(n, -1.0f);
     const density<false> direct{sorted.offsets.data(), nullptr, rho_sorted.data(), cfg.grid,
                                 cfg.inv_h2()};
-    r.sorted_ms = median_ms(cfg.reps, [&] {
-        return host_ms([&] { layout::for_each_index(work.view(), direct); });
-    });
+    r.sorted_ms = median_ms(
+        cfg.reps, [&] { return host_ms([&] { layout::for_each_index(work.view(), direct); }); });
 
     // Back to the particles' original order: rho_back[perm[k]] = rho_sorted[k].
     std::vector<float> rho_back(n, -1.0f);
     layout::scatter(layout::view<const float, layout::policy::aos>(rho_sorted.data(), n),
-                    sorted.permutation, layout::view<float, layout::policy::aos>(rho_back.data(), n));
+                    sorted.permutation,
+                    layout::view<float, layout::policy::aos>(rho_back.data(), n));
     check_density(c, rho_unsorted, rho_back, original, buckets, cfg);
     return r;
 }
@@ -319,7 +317,8 @@ inline int run_cpu(config cfg) {
     std::vector<row> rows;
     rows.push_back(run_host_layout<layout::policy::aos>("aos", original, buckets, cfg, c));
     rows.push_back(run_host_layout<layout::policy::soa>("soa", original, buckets, cfg, c));
-    rows.push_back(run_host_layout<layout::policy::aosoa<32>>("aosoa<32>", original, buckets, cfg, c));
+    rows.push_back(
+        run_host_layout<layout::policy::aosoa<32>>("aosoa<32>", original, buckets, cfg, c));
     print_table(rows, "CPU, one thread", cfg);
     if (c.failures) {
         std::printf("FAILED: %zu checks\n", c.failures);

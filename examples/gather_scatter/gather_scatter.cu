@@ -64,7 +64,8 @@ std::vector<E> to_host(const layout::cuda::aos_vector<E>& d) {
 
 /// The particles of a device container, as plain structs (a bulk copy, then host conversion).
 template <class Policy>
-std::vector<Particle> particles_to_host(const layout::vector<Particle, Policy, layout::cuda::device_memory>& d) {
+std::vector<Particle>
+particles_to_host(const layout::vector<Particle, Policy, layout::cuda::device_memory>& d) {
     const layout::vector<Particle, Policy> same_layout = d;
     const layout::aos_vector<Particle> aos = same_layout;
     return std::vector<Particle>(aos.begin(), aos.end());
@@ -89,10 +90,11 @@ gs::row run_device_layout(const char* name, const std::vector<Particle>& origina
     // Host conversion to the layout, then one bulk copy per column or block run to the device.
     // (Not const: layout::cuda::for_each_index does not compile for a view<const T, soa> with
     // nvcc 13 at the moment.)
-    device_particles pristine =
-        layout::vector<Particle, Policy>(layout::aos_vector<Particle>(original.begin(), original.end()));
+    device_particles pristine = layout::vector<Particle, Policy>(
+        layout::aos_vector<Particle>(original.begin(), original.end()));
     layout::cuda::aos_vector<index_t> cells(n), keys(n);
-    layout::cuda::for_each_index(pristine.view(), gs::compute_cells{cells.view().storage().data, cfg.grid});
+    layout::cuda::for_each_index(pristine.view(),
+                                 gs::compute_cells{cells.view().storage().data, cfg.grid});
     check(cudaDeviceSynchronize(), "compute_cells");
     auto reset_keys = [&] {
         check(cudaMemcpy(keys.view().storage().data, cells.view().storage().data,

@@ -33,8 +33,8 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
-#include <stdexcept>
 #include <optional>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -289,15 +289,14 @@ private:
             plain_.assign(owned_, 0);
             for (;;) {
                 neigh_.assign(owned_ * capacity_, 0);
-                const build_local_neighbors<Real> build{
-                    grid_,
-                    box_,
-                    *cells_stencil_,
-                    cell_of_.data(),
-                    bins.offsets.data(),
-                    bins.permutation.data(),
-                    list(),
-                    reach_sq_};
+                const build_local_neighbors<Real> build{grid_,
+                                                        box_,
+                                                        *cells_stencil_,
+                                                        cell_of_.data(),
+                                                        bins.offsets.data(),
+                                                        bins.permutation.data(),
+                                                        list(),
+                                                        reach_sq_};
                 const auto all = atoms_.view();
                 for (std::size_t i = 0; i < owned_; ++i) build(all, i);
                 const std::size_t most =

@@ -47,16 +47,24 @@ struct host_backend {
 
     template <class Real>
     std::vector<Real>& buffer() {
-        if constexpr (std::is_same_v<Real, float>) return buffer_float;
-        else return buffer_double;
+        if constexpr (std::is_same_v<Real, float>)
+            return buffer_float;
+        else
+            return buffer_double;
     }
 
     template <class T>
-    static T* ptr(array<T>& a) { return a.data(); }
+    static T* ptr(array<T>& a) {
+        return a.data();
+    }
     template <class T>
-    static void zeros(array<T>& a, std::size_t n) { a.assign(n, T{}); }
+    static void zeros(array<T>& a, std::size_t n) {
+        a.assign(n, T{});
+    }
     template <class T>
-    static array<T> to_device(const std::vector<T>& h) { return h; }
+    static array<T> to_device(const std::vector<T>& h) {
+        return h;
+    }
 
     /// f(v, i) for every i: layout::for_each_index on one thread, or on `threads` OpenMP
     /// threads (exec::parallel uses omp_get_max_threads(), so that is set first; and every

@@ -42,10 +42,12 @@ struct device_backend {
     static constexpr int cells_per_reach = 1; // 27 cells: fewer, longer runs of a warp's loads
 
     template <class T>
-    static T* ptr(array<T>& a) { return a.view().data(); }
+    static T* ptr(array<T>& a) {
+        return a.view().data();
+    }
     template <class T>
     static void zeros(array<T>& a, std::size_t n) {
-        a = array<T>(); // free first: the neighbor list can be large
+        a = array<T>();  // free first: the neighbor list can be large
         a = array<T>(n); // n value-initialized (zero) elements
     }
     template <class T>
@@ -185,10 +187,9 @@ struct raw_block {
 };
 
 template <class Real, std::size_t N>
-__global__ void raw_lj_aosoa(raw_block<Real, N>* __restrict__ b,
-                             const index_t* __restrict__ neigh, const index_t* __restrict__ count,
-                             const index_t* __restrict__ plain, std::size_t n,
-                             kernel_box<Real> box, Real cut_sq) {
+__global__ void raw_lj_aosoa(raw_block<Real, N>* __restrict__ b, const index_t* __restrict__ neigh,
+                             const index_t* __restrict__ count, const index_t* __restrict__ plain,
+                             std::size_t n, kernel_box<Real> box, Real cut_sq) {
     const std::size_t i = std::size_t{blockIdx.x} * blockDim.x + threadIdx.x;
     if (i >= n) return;
     raw_block<Real, N>& bi = b[i / N];
@@ -199,14 +200,12 @@ __global__ void raw_lj_aosoa(raw_block<Real, N>* __restrict__ b,
     for (std::size_t k = 0; k < p; ++k) {
         const std::size_t j = neigh[i + k * n];
         const raw_block<Real, N>& bj = b[j / N];
-        raw_pair<false>(xi, yi, zi, bj.x[j % N], bj.y[j % N], bj.z[j % N], box, cut_sq, sx, sy,
-                        sz);
+        raw_pair<false>(xi, yi, zi, bj.x[j % N], bj.y[j % N], bj.z[j % N], box, cut_sq, sx, sy, sz);
     }
     for (std::size_t k = p; k < m; ++k) {
         const std::size_t j = neigh[i + k * n];
         const raw_block<Real, N>& bj = b[j / N];
-        raw_pair<true>(xi, yi, zi, bj.x[j % N], bj.y[j % N], bj.z[j % N], box, cut_sq, sx, sy,
-                       sz);
+        raw_pair<true>(xi, yi, zi, bj.x[j % N], bj.y[j % N], bj.z[j % N], box, cut_sq, sx, sy, sz);
     }
     bi.fx[li] = sx;
     bi.fy[li] = sy;
@@ -278,8 +277,9 @@ void compare_raw(simulation<Real, Layout, device_backend>& sim, const char* name
 
     // Total neighbors, for the byte count.
     std::vector<index_t> cnt(n);
-    layout::cuda::check(cudaMemcpy(cnt.data(), list.count, n * sizeof(index_t), cudaMemcpyDeviceToHost),
-                        "cudaMemcpy");
+    layout::cuda::check(
+        cudaMemcpy(cnt.data(), list.count, n * sizeof(index_t), cudaMemcpyDeviceToHost),
+        "cudaMemcpy");
     double pairs = 0;
     for (index_t c : cnt) pairs += c;
 
@@ -288,12 +288,12 @@ void compare_raw(simulation<Real, Layout, device_backend>& sim, const char* name
     const double lib_ms = timer.median_ms(reps, [&] { b.for_each(dev.view(), lib); });
     const double soa_ms = timer.median_ms(reps, [&] {
         raw_lj_soa<<<grid, block>>>(x.view().data(), y.view().data(), z.view().data(), list.neigh,
-                                    list.count, list.plain, n, box, cut_sq, fx.view().data(), fy.view().data(),
-                                    fz.view().data());
+                                    list.count, list.plain, n, box, cut_sq, fx.view().data(),
+                                    fy.view().data(), fz.view().data());
     });
     const double aos_ms = timer.median_ms(reps, [&] {
-        raw_lj_aos<<<grid, block>>>(raw_aos.view().data(), list.neigh, list.count, list.plain, n, box,
-                                    cut_sq);
+        raw_lj_aos<<<grid, block>>>(raw_aos.view().data(), list.neigh, list.count, list.plain, n,
+                                    box, cut_sq);
     });
     // The library's forces, before the next kernel overwrites them.
     layout::cuda::check(cudaDeviceSynchronize(), "force kernels");
@@ -308,8 +308,8 @@ void compare_raw(simulation<Real, Layout, device_backend>& sim, const char* name
         own_ms = timer.median_ms(reps, [&] {
             raw_lj_soa<<<grid, block>>>(
                 v.template column<&A::x, &V::x>().data(), v.template column<&A::x, &V::y>().data(),
-                v.template column<&A::x, &V::z>().data(), list.neigh, list.count, list.plain, n, box,
-                cut_sq, v.template column<&A::f, &V::x>().data(),
+                v.template column<&A::x, &V::z>().data(), list.neigh, list.count, list.plain, n,
+                box, cut_sq, v.template column<&A::f, &V::x>().data(),
                 v.template column<&A::f, &V::y>().data(), v.template column<&A::f, &V::z>().data());
         });
     } else if constexpr (std::is_same_v<Layout, layout::policy::aosoa<32>>) {
@@ -318,8 +318,8 @@ void compare_raw(simulation<Real, Layout, device_backend>& sim, const char* name
                       "the hand-written block is not the library's block");
         auto* blocks = reinterpret_cast<block_t*>(dev.view().data());
         own_ms = timer.median_ms(reps, [&] {
-            raw_lj_aosoa<Real, 32><<<grid, block>>>(blocks, list.neigh, list.count, list.plain, n,
-                                                    box, cut_sq);
+            raw_lj_aosoa<Real, 32>
+                <<<grid, block>>>(blocks, list.neigh, list.count, list.plain, n, box, cut_sq);
         });
     } else if constexpr (std::is_same_v<Layout, layout::policy::aos>) {
         own_ms = timer.median_ms(reps, [&] {
@@ -328,9 +328,8 @@ void compare_raw(simulation<Real, Layout, device_backend>& sim, const char* name
         });
     }
     const double split_ms = timer.median_ms(reps, [&] {
-        raw_lj_split<<<grid, block>>>(pos.view().data(), list.neigh, list.count, list.plain, n,
-                                      box, cut_sq, gx.view().data(), gy.view().data(),
-                                      gz.view().data());
+        raw_lj_split<<<grid, block>>>(pos.view().data(), list.neigh, list.count, list.plain, n, box,
+                                      cut_sq, gx.view().data(), gy.view().data(), gz.view().data());
     });
     layout::cuda::check(cudaDeviceSynchronize(), "force kernels");
 

@@ -49,7 +49,8 @@ struct atom {
 /// --layout split: the positions, which the force kernel gathers by neighbor index, packed as
 /// an AoS of vec3 (one 24-byte element per atom in double); velocities, forces, type and id SoA.
 template <class Real>
-using split_layout = layout::policy::split<layout::policy::aos, layout::policy::soa, &atom<Real>::x>;
+using split_layout =
+    layout::policy::split<layout::policy::aos, layout::policy::soa, &atom<Real>::x>;
 
 /// Bad input: the message names the file, line or value. main prints it and exits with 1.
 struct input_error : std::runtime_error {
@@ -74,8 +75,8 @@ struct system {
 // ---- options ----------------------------------------------------------------------------------
 
 struct options {
-    std::string data;           // --data FILE, or:
-    bool lattice = false;       // --lattice fcc RHO --cells NX NY NZ --temp T --seed S
+    std::string data;     // --data FILE, or:
+    bool lattice = false; // --lattice fcc RHO --cells NX NY NZ --temp T --seed S
     double density = 0.8442;
     int cells[3] = {0, 0, 0};
     double temp = 1.44;
@@ -89,11 +90,11 @@ struct options {
     std::string layout = "soa"; // aos | soa | aosoa32 | split (positions AoS, the rest SoA)
     std::string device = "cpu"; // cpu | gpu
     std::string precision = "double";
-    std::string neighbor;       // half | full; default: half on the CPU, full on the GPU
-    int digits = 8;             // significant digits of the thermo values (LAMMPS prints 8)
-    int threads = 1;            // host threads (OpenMP builds only)
-    bool timing = true;         // the timing breakdown after the run
-    bool compare_raw = false;   // GPU: time the library force kernel against a hand-written one
+    std::string neighbor;     // half | full; default: half on the CPU, full on the GPU
+    int digits = 8;           // significant digits of the thermo values (LAMMPS prints 8)
+    int threads = 1;          // host threads (OpenMP builds only)
+    bool timing = true;       // the timing breakdown after the run
+    bool compare_raw = false; // GPU: time the library force kernel against a hand-written one
     int raw_reps = 50;
 };
 
@@ -143,7 +144,8 @@ inline options parse_options(int argc, char** argv) {
             o.data = value("file name");
         } else if (opt == "--lattice") {
             if (value("lattice style") != "fcc")
-                throw input_error("--lattice: only fcc is supported, not '" + std::string(argv[a]) + "'");
+                throw input_error("--lattice: only fcc is supported, not '" + std::string(argv[a]) +
+                                  "'");
             o.lattice = true;
             o.density = positive(detail::to_double(value("density"), "--lattice fcc density"));
         } else if (opt == "--cells") {
@@ -203,7 +205,8 @@ inline options parse_options(int argc, char** argv) {
         } else if (opt == "--compare-raw") {
             o.compare_raw = true;
             if (a + 1 < argc && argv[a + 1][0] != '-')
-                o.raw_reps = static_cast<int>(detail::to_long(value("repetitions"), "--compare-raw"));
+                o.raw_reps =
+                    static_cast<int>(detail::to_long(value("repetitions"), "--compare-raw"));
         } else if (opt == "--help" || opt == "-h") {
             std::fputs(usage, stdout);
             std::exit(0);
@@ -212,8 +215,8 @@ inline options parse_options(int argc, char** argv) {
         }
     }
     if (o.data.empty() == !o.lattice)
-        throw input_error(std::string("give either --data FILE or --lattice fcc RHO --cells NX NY NZ\n") +
-                          usage);
+        throw input_error(
+            std::string("give either --data FILE or --lattice fcc RHO --cells NX NY NZ\n") + usage);
     if (o.lattice && !have_cells) throw input_error("--lattice needs --cells NX NY NZ");
     if (o.neighbor.empty()) o.neighbor = o.device == "gpu" ? "full" : "half";
 #if !defined(_OPENMP)
@@ -297,12 +300,15 @@ inline system read_data(const std::string& path) {
             s.box.lo[d] = detail::to_double(w[0], where() + w[2]);
             s.box.hi[d] = detail::to_double(w[1], where() + w[3]);
             if (!(s.box.hi[d] > s.box.lo[d]))
-                throw input_error(where() + w[3] + " " + w[1] + " is not above " + w[2] + " " + w[0]);
+                throw input_error(where() + w[3] + " " + w[1] + " is not above " + w[2] + " " +
+                                  w[0]);
             have_box[d] = true;
         } else if (w.size() == 6 && w[3] == "xy") {
-            throw input_error(where() + "a triclinic box (xy xz yz): only orthogonal boxes are supported");
+            throw input_error(where() +
+                              "a triclinic box (xy xz yz): only orthogonal boxes are supported");
         } else if (w.size() >= 2 && detail::to_long(w[0], where() + "count") != 0) {
-            throw input_error(where() + "'" + line + "': only atom_style atomic (atoms and atom types) is supported");
+            throw input_error(where() + "'" + line +
+                              "': only atom_style atomic (atoms and atom types) is supported");
         }
     }
     if (n_atoms < 0) throw input_error(path + ": the header has no 'N atoms' line");
@@ -311,12 +317,14 @@ inline system read_data(const std::string& path) {
         throw input_error(path + ": the header says " + std::to_string(n_atoms) +
                           " atoms: more than 2^31 - 1");
     if (n_types > 1000)
-        throw input_error(path + ": the header says " + std::to_string(n_types) + " atom types: at most 1000");
-    if (n_types <= 0) throw input_error(path + ": the header has no 'N atom types' line (or 0 types)");
+        throw input_error(path + ": the header says " + std::to_string(n_types) +
+                          " atom types: at most 1000");
+    if (n_types <= 0)
+        throw input_error(path + ": the header has no 'N atom types' line (or 0 types)");
     for (int d = 0; d < 3; ++d)
         if (!have_box[d])
-            throw input_error(path + ": the header has no '" + std::string(1, char('x' + d)) + "lo " +
-                              std::string(1, char('x' + d)) + "hi' line");
+            throw input_error(path + ": the header has no '" + std::string(1, char('x' + d)) +
+                              "lo " + std::string(1, char('x' + d)) + "hi' line");
 
     s.mass.assign(static_cast<std::size_t>(n_types), 0.0);
     std::vector<bool> mass_set(static_cast<std::size_t>(n_types), false);
@@ -355,7 +363,8 @@ inline system read_data(const std::string& path) {
                     throw input_error(where() + "Masses: type " + w[0] + " is not in [1, " +
                                       std::to_string(n_types) + "]");
                 const double m = detail::to_double(w[1], where() + "mass");
-                if (!(m > 0)) throw input_error(where() + "Masses: mass " + w[1] + " is not positive");
+                if (!(m > 0))
+                    throw input_error(where() + "Masses: mass " + w[1] + " is not positive");
                 s.mass[static_cast<std::size_t>(t - 1)] = m;
                 mass_set[static_cast<std::size_t>(t - 1)] = true;
             });
@@ -364,18 +373,22 @@ inline system read_data(const std::string& path) {
             read_rows(n_types, [&](const std::vector<std::string>& w) {
                 if (w.size() < 3 || detail::to_double(w[1], where() + "epsilon") != 1.0 ||
                     detail::to_double(w[2], where() + "sigma") != 1.0)
-                    throw input_error(where() + "Pair Coeffs: only epsilon = sigma = 1 is supported, not '" +
+                    throw input_error(where() +
+                                      "Pair Coeffs: only epsilon = sigma = 1 is supported, not '" +
                                       line + "'");
             });
         } else if (section == "Atoms") {
             long k = 0;
             read_rows(n_atoms, [&](const std::vector<std::string>& w) {
                 if (w.size() != 5 && w.size() != 8)
-                    throw input_error(where() + "Atoms: expected 'id type x y z [ix iy iz]' (atom_style atomic), got " +
-                                      std::to_string(w.size()) + " values");
+                    throw input_error(
+                        where() +
+                        "Atoms: expected 'id type x y z [ix iy iz]' (atom_style atomic), got " +
+                        std::to_string(w.size()) + " values");
                 const long id = detail::to_long(w[0], where() + "atom id");
                 const long t = detail::to_long(w[1], where() + "atom type");
-                if (id < 1 || id > 0x7fffffff) throw input_error(where() + "Atoms: bad atom id " + w[0]);
+                if (id < 1 || id > 0x7fffffff)
+                    throw input_error(where() + "Atoms: bad atom id " + w[0]);
                 if (t < 1 || t > n_types)
                     throw input_error(where() + "Atoms: atom " + w[0] + " has type " + w[1] +
                                       ", not in [1, " + std::to_string(n_types) + "]");
@@ -403,16 +416,21 @@ inline system read_data(const std::string& path) {
             have_atoms = true;
         } else if (section == "Velocities") {
             if (!have_atoms)
-                throw input_error(where() + "no Atoms section before the Velocities section (velocities refer to the ids of Atoms)");
+                throw input_error(where() + "no Atoms section before the Velocities section "
+                                            "(velocities refer to the ids of Atoms)");
             std::vector<bool> seen(s.atoms.size(), false);
             read_rows(n_atoms, [&](const std::vector<std::string>& w) {
-                if (w.size() != 4) throw input_error(where() + "Velocities: expected 'id vx vy vz'");
+                if (w.size() != 4)
+                    throw input_error(where() + "Velocities: expected 'id vx vy vz'");
                 const long id = detail::to_long(w[0], where() + "atom id");
                 if (id < 1 || static_cast<std::size_t>(id) >= slot_of_id.size() ||
                     slot_of_id[static_cast<std::size_t>(id)] == 0)
-                    throw input_error(where() + "Velocities: atom id " + w[0] + " is not in the Atoms section");
-                const auto k = static_cast<std::size_t>(slot_of_id[static_cast<std::size_t>(id)] - 1);
-                if (seen[k]) throw input_error(where() + "Velocities: atom id " + w[0] + " appears twice");
+                    throw input_error(where() + "Velocities: atom id " + w[0] +
+                                      " is not in the Atoms section");
+                const auto k =
+                    static_cast<std::size_t>(slot_of_id[static_cast<std::size_t>(id)] - 1);
+                if (seen[k])
+                    throw input_error(where() + "Velocities: atom id " + w[0] + " appears twice");
                 seen[k] = true;
                 s.atoms[k].v = {detail::to_double(w[1], where() + "vx"),
                                 detail::to_double(w[2], where() + "vy"),
@@ -429,19 +447,23 @@ inline system read_data(const std::string& path) {
             const auto w = detail::words(line);
             if (w.empty()) continue;
             if (std::isdigit(static_cast<unsigned char>(w[0][0])) || w[0][0] == '-')
-                throw input_error(where() + "more lines than the header's counts say ('" + line + "')");
+                throw input_error(where() + "more lines than the header's counts say ('" + line +
+                                  "')");
             section = (w.size() >= 2 && w[0] == "Pair" && w[1] == "Coeffs") ? "Pair Coeffs" : w[0];
             break;
         }
     }
-    if (!have_masses) throw input_error(path + ": no Masses section (every atom type needs a mass)");
+    if (!have_masses)
+        throw input_error(path + ": no Masses section (every atom type needs a mass)");
     for (std::size_t t = 0; t < mass_set.size(); ++t)
         if (!mass_set[t])
-            throw input_error(path + ": the Masses section gives no mass for type " + std::to_string(t + 1));
+            throw input_error(path + ": the Masses section gives no mass for type " +
+                              std::to_string(t + 1));
     if (!have_atoms) throw input_error(path + ": no Atoms section");
     if (!have_velocities)
-        throw input_error(path + ": no Velocities section (write_data writes one; the app starts from "
-                                 "the file's velocities)");
+        throw input_error(path +
+                          ": no Velocities section (write_data writes one; the app starts from "
+                          "the file's velocities)");
     return s;
 }
 

@@ -69,7 +69,8 @@ public:
             box_.prd[d] = Real(s.box.prd(d));
             box_.half_prd[d] = Real(0.5 * s.box.prd(d));
             const double reach = o.cutoff + o.skin;
-            grid_.n[d] = std::max(1, static_cast<int>(std::floor(s.box.prd(d) * Backend::cells_per_reach / reach)));
+            grid_.n[d] = std::max(
+                1, static_cast<int>(std::floor(s.box.prd(d) * Backend::cells_per_reach / reach)));
             cell_size[d] = s.box.prd(d) / grid_.n[d];
             grid_.lo[d] = Real(s.box.lo[d]);
             grid_.scale[d] = Real(grid_.n[d] / s.box.prd(d));
@@ -109,7 +110,8 @@ public:
         const auto start = clock::now();
         for (long step = 1; step <= opt_.steps; ++step) {
             timed(t_.integrate, [&] {
-                backend_.for_each(atoms_.view(), initial_integrate<Real>{backend_.ptr(dtf_), Real(opt_.dt)});
+                backend_.for_each(atoms_.view(),
+                                  initial_integrate<Real>{backend_.ptr(dtf_), Real(opt_.dt)});
             });
             if (step % opt_.every == 0) reneighbor();
             const bool thermo_step = step % opt_.thermo == 0 || step == opt_.steps;
@@ -163,8 +165,9 @@ public:
     const timings& times() const { return t_; }
     atoms_t& atoms() { return atoms_; }
     neighbor_list list() {
-        return {backend_.ptr(neigh_), backend_.ptr(count_), backend_.ptr(plain_), capacity_,
-                stride_i(), stride_k()};
+        return {backend_.ptr(neigh_), backend_.ptr(count_),
+                backend_.ptr(plain_), capacity_,
+                stride_i(),           stride_k()};
     }
     const kernel_box<Real>& box() const { return box_; }
     Real cut_sq() const { return cut_sq_; }
@@ -205,8 +208,8 @@ private:
                                   build_neighbors<Real>{grid_, box_,
                                                         stencil_ref{backend_.ptr(stencil_entries_),
                                                                     stencil_.rows, stencil_.wide},
-                                                        backend_.ptr(keys_),
-                                                        backend_.ptr(offsets_), list(), reach_sq_});
+                                                        backend_.ptr(keys_), backend_.ptr(offsets_),
+                                                        list(), reach_sq_});
                 const std::size_t most = backend_.max(count_, n_);
                 if (most <= capacity_) break;
                 capacity_ = most + most / 4 + 8; // too many neighbors: more room, build again
@@ -220,14 +223,20 @@ private:
         timed(t_.force, [&] {
             if constexpr (Backend::half_list) {
                 if (energy)
-                    backend_.half_forces(atoms_.view(), lj_half<Real, true>{list(), box_, cut_sq_, backend_.ptr(e_), backend_.ptr(w_)});
+                    backend_.half_forces(atoms_.view(),
+                                         lj_half<Real, true>{list(), box_, cut_sq_,
+                                                             backend_.ptr(e_), backend_.ptr(w_)});
                 else
-                    backend_.half_forces(atoms_.view(), lj_half<Real, false>{list(), box_, cut_sq_, nullptr, nullptr});
+                    backend_.half_forces(atoms_.view(), lj_half<Real, false>{list(), box_, cut_sq_,
+                                                                             nullptr, nullptr});
             } else {
                 if (energy)
-                    backend_.for_each(atoms_.view(), lj_full<Real, true>{list(), box_, cut_sq_, backend_.ptr(e_), backend_.ptr(w_)});
+                    backend_.for_each(atoms_.view(),
+                                      lj_full<Real, true>{list(), box_, cut_sq_, backend_.ptr(e_),
+                                                          backend_.ptr(w_)});
                 else
-                    backend_.for_each(atoms_.view(), lj_full<Real, false>{list(), box_, cut_sq_, nullptr, nullptr});
+                    backend_.for_each(atoms_.view(), lj_full<Real, false>{list(), box_, cut_sq_,
+                                                                          nullptr, nullptr});
             }
         });
     }
@@ -235,7 +244,8 @@ private:
     thermo measure(long step) {
         thermo t{};
         timed(t_.other, [&] {
-            backend_.for_each(atoms_.view(), kinetic_energy<Real>{backend_.ptr(mass_), backend_.ptr(ke_)});
+            backend_.for_each(atoms_.view(),
+                              kinetic_energy<Real>{backend_.ptr(mass_), backend_.ptr(ke_)});
             t = make_thermo(step, backend_.sum(ke_, n_), backend_.sum(e_, n_), backend_.sum(w_, n_),
                             n_, volume_);
         });

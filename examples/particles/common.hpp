@@ -57,7 +57,7 @@ struct options {
     int reps = 0;      ///< timed repetitions; 0: the driver's default
     int warmup = -1;   ///< untimed runs first; -1: the driver's default (3 GPU, 1 CPU)
     std::vector<std::string> kernels{"drift", "wide_drift", "one_field", "most_fields"};
-    bool cpu = false; ///< GPU binary: run the CPU path anyway
+    bool cpu = false;             ///< GPU binary: run the CPU path anyway
     std::string threads = "both"; ///< CPU path: "1", "all" (OpenMP threads) or "both"
     std::uint64_t seed = default_seed;
 
@@ -105,8 +105,7 @@ inline options parse_options(int argc, char** argv) {
                 std::fprintf(stderr, "particles: --threads is 1, all or both\n");
                 std::exit(2);
             }
-        }
-        else if (a == "--kernels") {
+        } else if (a == "--kernels") {
             o.kernels.clear();
             std::string list = value(i);
             for (std::size_t at = 0; at <= list.size();) {
@@ -440,15 +439,13 @@ dataset<Backend, T> make_dataset(std::size_t n, Make&& make) {
 }
 
 template <class Backend, class F, class View>
-concept runs_default = requires(const Backend& be, const F& f, const View& v) {
-    be.run_default(f, v);
-};
+concept runs_default =
+    requires(const Backend& be, const F& f, const View& v) { be.run_default(f, v); };
 template <class Backend, class F, class View>
 concept runs_llama = requires(const Backend& be, const F& f, const View& v) { be.run_llama(f, v); };
 template <class Backend, class F, class View>
-concept runs_element = requires(const Backend& be, const F& f, const View& v) {
-    be.run_element(f, v);
-};
+concept runs_element =
+    requires(const Backend& be, const F& f, const View& v) { be.run_element(f, v); };
 template <class Backend, class F, class View>
 void run_element_if_any(const Backend& be, const F& f, const View& v) {
     if constexpr (runs_element<Backend, F, View>) be.run_element(f, v);
@@ -509,8 +506,8 @@ void run_case(const Backend& be, const char* kernel, const char* element, const 
         const layout::vector<T, L> back = work;
         const check_result c = verify(back.cview(), ref, fp);
         const bool raw = h == how::raw || h == how::llama;
-        const std::string name = h == how::raw    ? std::string("raw-") + layout_name(L{})
-                                 : h == how::llama ? std::string("llama-") + layout_name(L{})
+        const std::string name = h == how::raw         ? std::string("raw-") + layout_name(L{})
+                                 : h == how::llama     ? std::string("llama-") + layout_name(L{})
                                  : h == how::automatic ? std::string(layout_name(L{})) + "/auto"
                                  : h == how::element   ? std::string(layout_name(L{})) + "/element"
                                                        : std::string(layout_name(L{}));
@@ -602,7 +599,8 @@ inline void print_targets(const report& rep, double copy_gbps) {
             if (us <= 0) continue;
             double useful = 0;
             for (const auto& r : rep.rows)
-                if (r.kernel == kernel && r.element == p32 && r.layout == l) useful = r.useful_bytes;
+                if (r.kernel == kernel && r.element == p32 && r.layout == l)
+                    useful = r.useful_bytes;
             const double pct = 100.0 * useful / (us * 1e3) / copy_gbps;
             char what[96];
             std::snprintf(what, sizeof what, "%s %s, %% of float4 copy (>= 95)", kernel, l);
@@ -610,7 +608,8 @@ inline void print_targets(const report& rep, double copy_gbps) {
         }
     for (const char* l : {"aos", "aos/auto", "aos/element"}) {
         const double aos = row_us(rep, "most_fields", wide, l);
-        const double soa = row_us(rep, "most_fields", wide, l == std::string("aos") ? "soa" : "soa/auto");
+        const double soa =
+            row_us(rep, "most_fields", wide, l == std::string("aos") ? "soa" : "soa/auto");
         if (aos <= 0 || soa <= 0) continue;
         char what[96];
         std::snprintf(what, sizeof what, "most_fields %s / %s time (<= 1.5)", l,

@@ -193,8 +193,8 @@ struct cpu_raw_runner {
             col<&W::mass>(v), col<&W::charge>(v), col<&W::energy>(v), col<&W::type>(v),
             col<&W::cell>(v), col<&W::flags>(v), b, e);
     }
-    void operator()(const integrate& f, const layout::view<WideParticle, aosoa32>& v,
-                    std::size_t b, std::size_t e) const {
+    void operator()(const integrate& f, const layout::view<WideParticle, aosoa32>& v, std::size_t b,
+                    std::size_t e) const {
         cpu_raw::blocks_loop(aosoa_blocks<raw::WideBlock32>(v), v.size(), b, e,
                              [&f](raw::WideBlock32& k, std::size_t l) { raw::integrate(f, k, l); });
     }
@@ -382,9 +382,9 @@ inline int run_cpu(options opt) {
         if ((parallel && opt.threads == "1") || (!parallel && opt.threads == "all")) continue;
         const int threads = parallel ? cpu_threads() : 1;
         if (parallel && threads == 1 && opt.threads == "both") {
-            std::printf("(no all-threads table: %s)\n",
-                        layout::exec::parallel_available ? "OpenMP gives one thread"
-                                                         : "built without OpenMP");
+            std::printf("(no all-threads table: %s)\n", layout::exec::parallel_available
+                                                            ? "OpenMP gives one thread"
+                                                            : "built without OpenMP");
             continue;
         }
         std::printf("particles (CPU, %d thread%s%s): n = %zu particles, median of %d runs after %d "

@@ -50,8 +50,7 @@ __global__ void raw_aosoa32_drift_Particle(raw::ParticleBlock32* __restrict__ b,
     if (i < n) raw::drift(b[i / 32], i % 32, dt);
 }
 
-__global__ void raw_split_drift_Particle(raw::Kinematics* __restrict__ k, std::size_t n,
-                                         float dt) {
+__global__ void raw_split_drift_Particle(raw::Kinematics* __restrict__ k, std::size_t n, float dt) {
     const std::size_t i = std::size_t{blockIdx.x} * blockDim.x + threadIdx.x;
     if (i < n) raw::drift(k, i, dt);
 }

@@ -153,8 +153,7 @@ struct advice {
                 out,
                 "  %-9s %8.1f %7.1f %7.1f %9.3f %9.3f %7.3f %6.2f %-9s %7.1f us %7.2fx %9.1f\n",
                 c.layout.c_str(), c.sector_bytes, c.dram_bytes, c.dram_time_bytes, c.l1_sectors_ld,
-                c.l1_sectors_st, c.line_requests, c.instructions,
-                c.bound(), c.gpu_seconds * 1e6,
+                c.l1_sectors_st, c.line_requests, c.instructions, c.bound(), c.gpu_seconds * 1e6,
                 c.gpu_seconds / best().gpu_seconds, c.cpu_line_bytes);
         std::fprintf(out, "  recommended: %s", best().layout.c_str());
         for (std::size_t k = 1; k < costs.size(); ++k)

@@ -138,13 +138,13 @@ template <class Index, class Size>
 } // namespace layout::detail
 
 #if LAYOUT_CHECK_BOUNDS
-#  define LAYOUT_BOUNDS_CHECK(index, size)                                                    \
-      do {                                                                                    \
-          const auto layout_checked_index = (index);                                          \
-          const auto layout_checked_size = (size);                                            \
-          if (!::layout::detail::index_in_range(layout_checked_index, layout_checked_size))   \
-              ::layout::detail::fail_index("index out of range", layout_checked_index,        \
-                                           layout_checked_size);                              \
+#  define LAYOUT_BOUNDS_CHECK(index, size)                                                         \
+      do {                                                                                         \
+          const auto layout_checked_index = (index);                                               \
+          const auto layout_checked_size = (size);                                                 \
+          if (!::layout::detail::index_in_range(layout_checked_index, layout_checked_size))        \
+              ::layout::detail::fail_index("index out of range", layout_checked_index,             \
+                                           layout_checked_size);                                   \
       } while (0)
 #else
 #  define LAYOUT_BOUNDS_CHECK(index, size) ((void)0)

@@ -11,12 +11,12 @@
 #pragma once
 
 #include "config.hpp"
+#include "detail/leaf_pack.hpp"
 #include "execution.hpp"
 #include "memory.hpp"
 #include "policies.hpp"
 #include "scratch.hpp"
 #include "selection.hpp"
-#include "detail/leaf_pack.hpp"
 #include "view.hpp"
 
 #include <algorithm>
@@ -55,10 +55,13 @@ auto byte_ranges(const V& v) noexcept {
         const byte_range* begin() const noexcept { return runs.data(); }
         const byte_range* end() const noexcept { return runs.data() + count; }
     } r;
-    L::template runs<T>(v.size(), [&](std::size_t bytes, const void* p) {
-        const auto first = reinterpret_cast<std::uintptr_t>(p);
-        r.runs[r.count++] = {first, first + bytes};
-    }, v.storage());
+    L::template runs<T>(
+        v.size(),
+        [&](std::size_t bytes, const void* p) {
+            const auto first = reinterpret_cast<std::uintptr_t>(p);
+            r.runs[r.count++] = {first, first + bytes};
+        },
+        v.storage());
     return r;
 }
 
@@ -244,7 +247,8 @@ template <class S, std::size_t... L>
 auto selected_bounds(const S& s, std::index_sequence<L...>) noexcept {
     const auto first = s.storage().at(0), last = s.storage().at(s.size() - 1);
     auto bounds = [](const auto& a, const auto& b) {
-        const auto x = reinterpret_cast<std::uintptr_t>(&a), y = reinterpret_cast<std::uintptr_t>(&b);
+        const auto x = reinterpret_cast<std::uintptr_t>(&a),
+                   y = reinterpret_cast<std::uintptr_t>(&b);
         return byte_range{std::min(x, y), std::max(x, y) + sizeof(a)};
     };
     return std::array<byte_range, sizeof...(L)>{

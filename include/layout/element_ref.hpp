@@ -135,8 +135,8 @@ public:
 
     /// Whole-element store. The proxy is const like a reference is: assigning through a const
     /// proxy writes the element, which is what std::ranges requires of proxy references.
-    LAYOUT_HOST_DEVICE LAYOUT_FORCEINLINE const element_ref& operator=(
-        const value_type& value) const noexcept
+    LAYOUT_HOST_DEVICE LAYOUT_FORCEINLINE const element_ref&
+    operator=(const value_type& value) const noexcept
         requires(!std::is_const_v<U>)
     {
         [&]<std::size_t... L>(std::index_sequence<L...>) {
@@ -147,23 +147,23 @@ public:
     /// Copies the value of another element (not the proxy): v[i] = w[j]. (Ref-qualified const&,
     /// which still takes temporaries, because the read-only overload below is &-qualified and
     /// C++ does not let the two kinds mix.)
-    LAYOUT_HOST_DEVICE LAYOUT_FORCEINLINE const element_ref& operator=(
-        const element_ref& other) const& noexcept
+    LAYOUT_HOST_DEVICE LAYOUT_FORCEINLINE const element_ref&
+    operator=(const element_ref& other) const& noexcept
         requires(!std::is_const_v<U>)
     {
         return *this = other.load();
     }
     /// From an rvalue proxy: its kept value if it has one (see the move constructor).
-    LAYOUT_HOST_DEVICE LAYOUT_FORCEINLINE const element_ref& operator=(
-        element_ref&& other) const& noexcept
+    LAYOUT_HOST_DEVICE LAYOUT_FORCEINLINE const element_ref&
+    operator=(element_ref&& other) const& noexcept
         requires(!std::is_const_v<U>)
     {
         return *this = other.take();
     }
     template <class U2, std::size_t F2, class C2>
         requires std::same_as<std::remove_const_t<U2>, value_type>
-    LAYOUT_HOST_DEVICE LAYOUT_FORCEINLINE const element_ref& operator=(
-        const element_ref<U2, F2, C2>& other) const noexcept
+    LAYOUT_HOST_DEVICE LAYOUT_FORCEINLINE const element_ref&
+    operator=(const element_ref<U2, F2, C2>& other) const noexcept
         requires(!std::is_const_v<U>)
     {
         return *this = other.load();
@@ -308,7 +308,8 @@ private:
     // Empty for read-only proxies; for mutable ones, unused (and optimized away) unless the
     // proxy was made by moving.
     [[no_unique_address]] std::conditional_t<std::is_const_v<U>, detail::nothing_kept,
-                                             detail::kept_value<value_type>> kept_{};
+                                             detail::kept_value<value_type>>
+        kept_{};
 };
 
 namespace detail {
@@ -344,7 +345,8 @@ LAYOUT_HOST_DEVICE LAYOUT_FORCEINLINE constexpr auto& get(T& object) noexcept {
 template <auto Key>
 struct field_projection {
     template <class R>
-    LAYOUT_HOST_DEVICE LAYOUT_FORCEINLINE constexpr decltype(auto) operator()(R&& r) const noexcept {
+    LAYOUT_HOST_DEVICE LAYOUT_FORCEINLINE constexpr decltype(auto)
+    operator()(R&& r) const noexcept {
         if constexpr (detail::is_element_ref_v<std::remove_cvref_t<R>> ||
                       std::is_lvalue_reference_v<R>)
             return get<Key>(r); // a reference into the element or the object (or a nested proxy)

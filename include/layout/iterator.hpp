@@ -37,21 +37,50 @@ public:
 
     // Bounds-checked against the sequence's size in debug builds: a container's iterators come
     // from a view of its whole capacity (vector.hpp says why), a view's from the view itself.
-    LAYOUT_HOST_DEVICE reference operator*() const { return seq_[static_cast<std::size_t>(index_)]; }
+    LAYOUT_HOST_DEVICE reference operator*() const {
+        return seq_[static_cast<std::size_t>(index_)];
+    }
     LAYOUT_HOST_DEVICE reference operator[](difference_type n) const {
         return seq_[static_cast<std::size_t>(index_ + n)];
     }
 
-    LAYOUT_HOST_DEVICE iterator& operator++() noexcept { ++index_; return *this; }
-    LAYOUT_HOST_DEVICE iterator operator++(int) noexcept { auto old = *this; ++index_; return old; }
-    LAYOUT_HOST_DEVICE iterator& operator--() noexcept { --index_; return *this; }
-    LAYOUT_HOST_DEVICE iterator operator--(int) noexcept { auto old = *this; --index_; return old; }
-    LAYOUT_HOST_DEVICE iterator& operator+=(difference_type n) noexcept { index_ += n; return *this; }
-    LAYOUT_HOST_DEVICE iterator& operator-=(difference_type n) noexcept { index_ -= n; return *this; }
-    LAYOUT_HOST_DEVICE friend iterator operator+(iterator it, difference_type n) noexcept { return it += n; }
-    LAYOUT_HOST_DEVICE friend iterator operator+(difference_type n, iterator it) noexcept { return it += n; }
-    LAYOUT_HOST_DEVICE friend iterator operator-(iterator it, difference_type n) noexcept { return it -= n; }
-    LAYOUT_HOST_DEVICE friend difference_type operator-(const iterator& a, const iterator& b) noexcept {
+    LAYOUT_HOST_DEVICE iterator& operator++() noexcept {
+        ++index_;
+        return *this;
+    }
+    LAYOUT_HOST_DEVICE iterator operator++(int) noexcept {
+        auto old = *this;
+        ++index_;
+        return old;
+    }
+    LAYOUT_HOST_DEVICE iterator& operator--() noexcept {
+        --index_;
+        return *this;
+    }
+    LAYOUT_HOST_DEVICE iterator operator--(int) noexcept {
+        auto old = *this;
+        --index_;
+        return old;
+    }
+    LAYOUT_HOST_DEVICE iterator& operator+=(difference_type n) noexcept {
+        index_ += n;
+        return *this;
+    }
+    LAYOUT_HOST_DEVICE iterator& operator-=(difference_type n) noexcept {
+        index_ -= n;
+        return *this;
+    }
+    LAYOUT_HOST_DEVICE friend iterator operator+(iterator it, difference_type n) noexcept {
+        return it += n;
+    }
+    LAYOUT_HOST_DEVICE friend iterator operator+(difference_type n, iterator it) noexcept {
+        return it += n;
+    }
+    LAYOUT_HOST_DEVICE friend iterator operator-(iterator it, difference_type n) noexcept {
+        return it -= n;
+    }
+    LAYOUT_HOST_DEVICE friend difference_type operator-(const iterator& a,
+                                                        const iterator& b) noexcept {
         return a.index_ - b.index_;
     }
     LAYOUT_HOST_DEVICE friend bool operator==(const iterator& a, const iterator& b) noexcept {

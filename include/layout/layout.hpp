@@ -5,10 +5,10 @@
 /// is on the include path (mpicxx, or the CMake target layout::mpi), the MPI plans too.
 #pragma once
 
-#include "config.hpp"
 #include "advise.hpp"
 #include "algorithms.hpp"
 #include "column.hpp"
+#include "config.hpp"
 #include "copy.hpp"
 #include "element_ref.hpp"
 #include "for_each.hpp"
@@ -24,11 +24,11 @@
 #include "view.hpp"
 
 #if defined(__CUDACC__)
-#  include "cuda/error.hpp"
 #  include "cuda/algorithms.hpp"
 #  include "cuda/append.hpp"
 #  include "cuda/columns.hpp"
 #  include "cuda/copy.hpp"
+#  include "cuda/error.hpp"
 #  include "cuda/for_each.hpp"
 #  include "cuda/for_each_element.hpp"
 #  include "cuda/memory.hpp"

@@ -45,13 +45,12 @@ private:
 
 /// What a container needs from its allocator.
 template <class R>
-concept memory_resource =
-    requires(R& r, void* p, std::size_t bytes, std::size_t alignment) {
-        { r.allocate(bytes, alignment) } -> std::same_as<void*>;
-        { r.deallocate(p, bytes, alignment) } noexcept;
-        { R::host_accessible } -> std::convertible_to<bool>;
-        { R::device_accessible } -> std::convertible_to<bool>;
-    } && std::equality_comparable<R>;
+concept memory_resource = requires(R& r, void* p, std::size_t bytes, std::size_t alignment) {
+    { r.allocate(bytes, alignment) } -> std::same_as<void*>;
+    { r.deallocate(p, bytes, alignment) } noexcept;
+    { R::host_accessible } -> std::convertible_to<bool>;
+    { R::device_accessible } -> std::convertible_to<bool>;
+} && std::equality_comparable<R>;
 
 /// A resource that also allocates and frees in stream order.
 template <class R>

@@ -115,11 +115,10 @@ constexpr auto leaves_of_keys() {
     constexpr std::size_t n = (std::size_t{0} + ... + key_leaves<T, Keys>::count);
     std::array<std::size_t, n> leaves{};
     std::size_t k = 0;
-    ((
-         [&] {
-             for (std::size_t l = 0; l < key_leaves<T, Keys>::count; ++l)
-                 leaves[k++] = key_leaves<T, Keys>::first + l;
-         }()),
+    (([&] {
+         for (std::size_t l = 0; l < key_leaves<T, Keys>::count; ++l)
+             leaves[k++] = key_leaves<T, Keys>::first + l;
+     }()),
      ...);
     return leaves;
 }

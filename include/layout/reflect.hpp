@@ -75,8 +75,8 @@ constexpr bool one_braced_value_per_field(std::index_sequence<I...>) {
 /// that make one_braced_value_per_field fail besides C arrays and references.
 struct odd_class_value {
     template <class U>
-    requires(std::is_class_v<U> && (std::is_empty_v<U> || !std::is_aggregate_v<U>)) constexpr
-    operator U() const noexcept;
+        requires(std::is_class_v<U> && (std::is_empty_v<U> || !std::is_aggregate_v<U>))
+    constexpr operator U() const noexcept;
 };
 template <class T, std::size_t... I>
 constexpr bool odd_class_after(std::index_sequence<I...>) {
@@ -197,8 +197,7 @@ constexpr reflect_error check_element_type() {
 /// True when T can be stored by layout: a scalar, or a plain aggregate whose members are scalars,
 /// std::arrays and nested plain aggregates.
 template <class T>
-concept reflectable = detail::check_element_type<T>()
-== detail::reflect_error::none;
+concept reflectable = detail::check_element_type<T>() == detail::reflect_error::none;
 
 /// Fails to compile, with a message that says what to change, unless T is reflectable. Returns
 /// true either way: its static_asserts are the error, and a false here would fail again in each
@@ -302,8 +301,7 @@ constexpr std::size_t field_index_of() {
     };
     [&]<std::size_t... I>(std::index_sequence<I...>) {
         (match(std::integral_constant<std::size_t, I>{}), ...);
-    }
-    (std::make_index_sequence<field_count<C>()>{});
+    }(std::make_index_sequence<field_count<C>()>{});
     return found;
 }
 

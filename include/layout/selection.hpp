@@ -79,8 +79,8 @@ public:
     LAYOUT_HOST_DEVICE LAYOUT_FORCEINLINE operator value_type() const noexcept { return load(); }
 
     /// Stores the chosen fields (and only those); const like a reference, as element_ref.
-    LAYOUT_HOST_DEVICE LAYOUT_FORCEINLINE const selection_ref& operator=(
-        const value_type& values) const noexcept
+    LAYOUT_HOST_DEVICE LAYOUT_FORCEINLINE const selection_ref&
+    operator=(const value_type& values) const noexcept
         requires(!std::is_const_v<E>)
     {
         [&]<std::size_t... I>(std::index_sequence<I...>) {
@@ -89,16 +89,16 @@ public:
         return *this;
     }
     /// Copies the chosen fields of another element: sel[i] = other_sel[j].
-    LAYOUT_HOST_DEVICE LAYOUT_FORCEINLINE const selection_ref& operator=(
-        const selection_ref& other) const noexcept
+    LAYOUT_HOST_DEVICE LAYOUT_FORCEINLINE const selection_ref&
+    operator=(const selection_ref& other) const noexcept
         requires(!std::is_const_v<E>)
     {
         return *this = other.load();
     }
     template <class E2, class C2, class... S2>
         requires std::same_as<typename selection_ref<E2, C2, S2...>::value_type, value_type>
-    LAYOUT_HOST_DEVICE LAYOUT_FORCEINLINE const selection_ref& operator=(
-        const selection_ref<E2, C2, S2...>& other) const noexcept
+    LAYOUT_HOST_DEVICE LAYOUT_FORCEINLINE const selection_ref&
+    operator=(const selection_ref<E2, C2, S2...>& other) const noexcept
         requires(!std::is_const_v<E>)
     {
         return *this = other.load();
@@ -122,9 +122,9 @@ public:
     /// The chosen leaves of T, in the keys' order (a struct member's leaves in declaration order).
     using leaf_list = detail::key_list<T, Keys...>;
     static constexpr auto leaves = leaf_list::leaves;
-    using storage_type = decltype(detail::keep_listed<leaf_list>(
-        std::declval<const typename View::storage_type&>(),
-        std::make_index_sequence<leaves.size()>{}));
+    using storage_type =
+        decltype(detail::keep_listed<leaf_list>(std::declval<const typename View::storage_type&>(),
+                                                std::make_index_sequence<leaves.size()>{}));
     using reference =
         selection_ref<element_type, typename storage_type::cursor, detail::key_leaves<T, Keys>...>;
     using value_type = typename reference::value_type;

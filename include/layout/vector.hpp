@@ -222,61 +222,124 @@ public:
 
     // ---- element access (host-accessible memory) --------------------------------------------
 
-    reference operator[](size_type i) noexcept requires Memory::host_accessible { return view()[i]; }
-    const_reference operator[](size_type i) const noexcept requires Memory::host_accessible {
+    reference operator[](size_type i) noexcept
+        requires Memory::host_accessible
+    {
         return view()[i];
     }
-    reference at(size_type i) requires Memory::host_accessible { return view()[check_index(i)]; }
-    const_reference at(size_type i) const requires Memory::host_accessible {
+    const_reference operator[](size_type i) const noexcept
+        requires Memory::host_accessible
+    {
+        return view()[i];
+    }
+    reference at(size_type i)
+        requires Memory::host_accessible
+    {
         return view()[check_index(i)];
     }
-    reference front() noexcept requires Memory::host_accessible { return (*this)[0]; }
-    const_reference front() const noexcept requires Memory::host_accessible { return (*this)[0]; }
-    reference back() noexcept requires Memory::host_accessible { return (*this)[size_ - 1]; }
-    const_reference back() const noexcept requires Memory::host_accessible {
+    const_reference at(size_type i) const
+        requires Memory::host_accessible
+    {
+        return view()[check_index(i)];
+    }
+    reference front() noexcept
+        requires Memory::host_accessible
+    {
+        return (*this)[0];
+    }
+    const_reference front() const noexcept
+        requires Memory::host_accessible
+    {
+        return (*this)[0];
+    }
+    reference back() noexcept
+        requires Memory::host_accessible
+    {
+        return (*this)[size_ - 1];
+    }
+    const_reference back() const noexcept
+        requires Memory::host_accessible
+    {
         return (*this)[size_ - 1];
     }
 
     // A container's iterators are bounded by its capacity, not its size: std::vector's rules keep
     // an iterator valid past a push_back that does not reallocate (the end moves, the iterator
     // does not), and a debug build still stops a dereference past the block.
-    iterator begin() noexcept requires Memory::host_accessible { return {capacity_view(), 0}; }
-    iterator end() noexcept requires Memory::host_accessible {
+    iterator begin() noexcept
+        requires Memory::host_accessible
+    {
+        return {capacity_view(), 0};
+    }
+    iterator end() noexcept
+        requires Memory::host_accessible
+    {
         return {capacity_view(), static_cast<difference_type>(size_)};
     }
-    const_iterator begin() const noexcept requires Memory::host_accessible {
+    const_iterator begin() const noexcept
+        requires Memory::host_accessible
+    {
         return {const_view_type(capacity_view()), 0};
     }
-    const_iterator end() const noexcept requires Memory::host_accessible {
+    const_iterator end() const noexcept
+        requires Memory::host_accessible
+    {
         return {const_view_type(capacity_view()), static_cast<difference_type>(size_)};
     }
-    const_iterator cbegin() const noexcept requires Memory::host_accessible { return begin(); }
-    const_iterator cend() const noexcept requires Memory::host_accessible { return end(); }
-    auto rbegin() noexcept requires Memory::host_accessible { return std::reverse_iterator(end()); }
-    auto rend() noexcept requires Memory::host_accessible { return std::reverse_iterator(begin()); }
-    auto rbegin() const noexcept requires Memory::host_accessible {
+    const_iterator cbegin() const noexcept
+        requires Memory::host_accessible
+    {
+        return begin();
+    }
+    const_iterator cend() const noexcept
+        requires Memory::host_accessible
+    {
+        return end();
+    }
+    auto rbegin() noexcept
+        requires Memory::host_accessible
+    {
         return std::reverse_iterator(end());
     }
-    auto rend() const noexcept requires Memory::host_accessible {
+    auto rend() noexcept
+        requires Memory::host_accessible
+    {
+        return std::reverse_iterator(begin());
+    }
+    auto rbegin() const noexcept
+        requires Memory::host_accessible
+    {
+        return std::reverse_iterator(end());
+    }
+    auto rend() const noexcept
+        requires Memory::host_accessible
+    {
         return std::reverse_iterator(begin());
     }
 
     /// The elements as an array of T (AoS only: other layouts have no T objects in memory).
     // A requires-expression, not decltype in the clause: clang 14 reports naming a view::data()
     // whose own constraint fails as an error instead of an unsatisfied constraint.
-    T* data() noexcept requires requires(const view_type& v) { { v.data() } -> std::same_as<T*>; }
+    T* data() noexcept
+        requires requires(const view_type& v) {
+            { v.data() } -> std::same_as<T*>;
+        }
     {
         return view().data();
     }
     const T* data() const noexcept
-        requires requires(const view_type& v) { { v.data() } -> std::same_as<T*>; }
+        requires requires(const view_type& v) {
+            { v.data() } -> std::same_as<T*>;
+        }
     {
         return view().data();
     }
 
     // ---- modifiers (host-accessible memory) -------------------------------------------------
 
-    void push_back(const T& value) requires Memory::host_accessible {
+    void push_back(const T& value)
+        requires Memory::host_accessible
+    {
         // As std::vector allows, value may be one of the elements (AoS: v.data()[k]): copy it
         // before reallocation frees the block it lives in.
         const T copy = value;
@@ -287,12 +350,16 @@ public:
     /// Constructs T from args: the fields (emplace_back(x, y, z, ...)), or one value that
     /// converts to T, such as another element's proxy (emplace_back(v[0])).
     template <class... Args>
-    reference emplace_back(Args&&... args) requires Memory::host_accessible {
+    reference emplace_back(Args&&... args)
+        requires Memory::host_accessible
+    {
         push_back(make_value(std::forward<Args>(args)...));
         return back();
     }
     template <class... Args>
-    iterator emplace(const_iterator pos, Args&&... args) requires Memory::host_accessible {
+    iterator emplace(const_iterator pos, Args&&... args)
+        requires Memory::host_accessible
+    {
         return insert(pos, make_value(std::forward<Args>(args)...));
     }
 
@@ -309,14 +376,18 @@ public:
         size_ = n;
     }
     template <std::input_iterator It, std::sentinel_for<It> S>
-    void assign(It first, S last) requires Memory::host_accessible {
+    void assign(It first, S last)
+        requires Memory::host_accessible
+    {
         // The range may be this container's own elements: a fresh container reads it whole
         // before anything is overwritten.
         vector fresh(stream_, resource_);
         fresh.construct_from_range(first, last);
         swap(fresh);
     }
-    void assign(std::initializer_list<T> values) requires Memory::host_accessible {
+    void assign(std::initializer_list<T> values)
+        requires Memory::host_accessible
+    {
         // The list holds copies, never this container's elements: it can be written in place.
         if (values.size() > capacity_) {
             assign(values.begin(), values.end());
@@ -328,12 +399,16 @@ public:
         size_ = values.size();
     }
 
-    void pop_back() noexcept requires Memory::host_accessible {
+    void pop_back() noexcept
+        requires Memory::host_accessible
+    {
         LAYOUT_BOUNDS_CHECK(0, size_);
         --size_;
     }
 
-    iterator insert(const_iterator pos, const T& value) requires Memory::host_accessible {
+    iterator insert(const_iterator pos, const T& value)
+        requires Memory::host_accessible
+    {
         return insert(pos, size_type{1}, value);
     }
     iterator insert(const_iterator pos, size_type count, const T& value)
@@ -346,7 +421,9 @@ public:
         return begin() + static_cast<difference_type>(at);
     }
     template <std::input_iterator It, std::sentinel_for<It> S>
-    iterator insert(const_iterator pos, It first, S last) requires Memory::host_accessible {
+    iterator insert(const_iterator pos, It first, S last)
+        requires Memory::host_accessible
+    {
         const size_type at = insertion_point(pos);
         // Materialize first: the range may alias this container or throw while being read, and
         // neither may leave a half-done insertion behind.
@@ -365,10 +442,14 @@ public:
         return insert(pos, values.begin(), values.end());
     }
 
-    iterator erase(const_iterator pos) requires Memory::host_accessible {
+    iterator erase(const_iterator pos)
+        requires Memory::host_accessible
+    {
         return erase(pos, pos + 1);
     }
-    iterator erase(const_iterator first, const_iterator last) requires Memory::host_accessible {
+    iterator erase(const_iterator first, const_iterator last)
+        requires Memory::host_accessible
+    {
         const size_type from = static_cast<size_type>(first.index());
         const size_type to = static_cast<size_type>(last.index());
         if (from > to || to > size_) detail::fail("erase: range out of bounds", to, size_);
@@ -438,7 +519,8 @@ private:
     void construct_from_range(It first, S last) {
         if constexpr (std::forward_iterator<It>) {
             reallocate(checked_size(static_cast<size_type>(std::ranges::distance(first, last))));
-            for (; first != last; ++first, ++size_) view_type(storage(), size_ + 1)[size_] = T(*first);
+            for (; first != last; ++first, ++size_)
+                view_type(storage(), size_ + 1)[size_] = T(*first);
         } else {
             for (; first != last; ++first) push_back(T(*first));
         }
@@ -471,8 +553,7 @@ private:
     /// initialize T's first member from the proxy.
     template <class... Args>
     static T make_value(Args&&... args) {
-        if constexpr (sizeof...(Args) == 1 &&
-                      (std::is_convertible_v<Args&&, const T&> && ...))
+        if constexpr (sizeof...(Args) == 1 && (std::is_convertible_v<Args&&, const T&> && ...))
             return static_cast<T>((std::forward<Args>(args), ...));
         else
             return T{std::forward<Args>(args)...};

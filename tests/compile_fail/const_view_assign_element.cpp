@@ -6,6 +6,4 @@ struct S {
     float x, y;
 };
 
-void f(layout::view<const S, layout::policy::soa> v) {
-    v[0] = S{1, 2};
-}
+void f(layout::view<const S, layout::policy::soa> v) { v[0] = S{1, 2}; }

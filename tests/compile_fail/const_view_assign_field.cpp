@@ -6,6 +6,4 @@ struct S {
     float x, y;
 };
 
-void f(layout::view<const S, layout::policy::soa> v) {
-    layout::get<&S::x>(v[0]) = 1;
-}
+void f(layout::view<const S, layout::policy::soa> v) { layout::get<&S::x>(v[0]) = 1; }

@@ -9,6 +9,4 @@ struct Other {
     float x, y;
 };
 
-float f(layout::view<S, layout::policy::soa> v) {
-    return layout::get<&Other::x>(v[0]);
-}
+float f(layout::view<S, layout::policy::soa> v) { return layout::get<&Other::x>(v[0]); }

@@ -20,7 +20,7 @@ __global__ void twice(Mdspan m) {
 
 int main() {
     layout::aos_vector<P> host = {{1, 2}, {3, 4}};
-    layout::cuda::aosoa<P, 32> dev = host;                     // converted on the GPU
+    layout::cuda::aosoa<P, 32> dev = host; // converted on the GPU
     add<<<1, 2>>>(layout::cuda::soa_vector<P>(dev).view());
     twice<<<1, 32>>>(dev.column<&P::y>().mdspan()); // custom AoSoA mdspan mapping
     host = dev;

@@ -165,7 +165,8 @@ TYPED_TEST(cuda_gather_scatter, scatter_with_repeated_indices_writes_one_collidi
     using T = typename TypeParam::value_type;
     using P = typename TypeParam::policy;
     std::mt19937 g(14);
-    for (std::size_t n : {std::size_t{1}, std::size_t{33}, std::size_t{1000}, std::size_t{100000}}) {
+    for (std::size_t n :
+         {std::size_t{1}, std::size_t{33}, std::size_t{1000}, std::size_t{100000}}) {
         const std::size_t m = n / 3 + 1;
         const auto values = random_values<T>(g, n);
         const auto idx = random_indices<int>(g, n, m);
@@ -184,12 +185,12 @@ TYPED_TEST(cuda_gather_scatter, scatter_with_repeated_indices_writes_one_collidi
             }
             const auto leaf = leaves(got[j]);
             for (std::size_t l = 0; l < leaf.size(); ++l) {
-                const bool from_a_writer = std::any_of(
-                    writers[j].begin(), writers[j].end(),
-                    [&](std::size_t i) { return leaves(values[i])[l] == leaf[l]; });
-                EXPECT_TRUE(from_a_writer) << "element " << j << ", leaf " << l << " = " << leaf[l]
-                                           << " is from none of its " << writers[j].size()
-                                           << " writers";
+                const bool from_a_writer =
+                    std::any_of(writers[j].begin(), writers[j].end(),
+                                [&](std::size_t i) { return leaves(values[i])[l] == leaf[l]; });
+                EXPECT_TRUE(from_a_writer)
+                    << "element " << j << ", leaf " << l << " = " << leaf[l]
+                    << " is from none of its " << writers[j].size() << " writers";
                 ++checked;
             }
         }
@@ -251,7 +252,8 @@ TYPED_TEST(cuda_gather_scatter, sort_by_key_matches_std_stable_sort) {
         const auto perm = layout::cuda::sort_by_key(d_keys, c);
         check_cuda(cudaDeviceSynchronize(), "cudaDeviceSynchronize");
         const auto got_perm = to_host(perm);
-        EXPECT_TRUE(std::equal(got_perm.begin(), got_perm.end(), want_perm.begin(), want_perm.end()))
+        EXPECT_TRUE(
+            std::equal(got_perm.begin(), got_perm.end(), want_perm.begin(), want_perm.end()))
             << "n " << n;
         EXPECT_EQ(to_host(d_keys), want_keys) << "n " << n;
         EXPECT_TRUE(same_values(elements(c), want)) << "n " << n;
@@ -270,8 +272,8 @@ TYPED_TEST(cuda_gather_scatter, bin_by_key_matches_the_host_binning) {
     using T = typename TypeParam::value_type;
     using P = typename TypeParam::policy;
     std::mt19937 g(17);
-    for (std::size_t n : {std::size_t{0}, std::size_t{1}, std::size_t{33}, std::size_t{1000},
-                          std::size_t{70000}}) {
+    for (std::size_t n :
+         {std::size_t{0}, std::size_t{1}, std::size_t{33}, std::size_t{1000}, std::size_t{70000}}) {
         for (std::size_t num_bins : {std::size_t{1}, std::size_t{17}, std::size_t{4096}}) {
             const auto values = random_values<T>(g, n);
             auto keys = random_indices<std::int32_t>(g, n, num_bins);
@@ -358,8 +360,8 @@ class cuda_key_column : public gpu_test {};
 /// was permuted twice, by the sort and by the gather).
 TEST_F(cuda_key_column, sort_by_key_by_a_soa_column) {
     std::mt19937 g(31);
-    for (std::size_t n : {std::size_t{0}, std::size_t{1}, std::size_t{33}, std::size_t{1000},
-                          std::size_t{70000}}) {
+    for (std::size_t n :
+         {std::size_t{0}, std::size_t{1}, std::size_t{33}, std::size_t{1000}, std::size_t{70000}}) {
         const auto values = random_cells(g, n, 9);
         auto x = device_from<Cell, layout::policy::soa>(values);
         const auto by_energy = stable_order(values, [](const Cell& c) { return c.energy; });
@@ -377,8 +379,8 @@ TEST_F(cuda_key_column, sort_by_key_by_a_soa_column) {
 
 TEST_F(cuda_key_column, bin_by_key_by_a_soa_column) {
     std::mt19937 g(32);
-    for (std::size_t n : {std::size_t{0}, std::size_t{1}, std::size_t{33}, std::size_t{1000},
-                          std::size_t{70000}}) {
+    for (std::size_t n :
+         {std::size_t{0}, std::size_t{1}, std::size_t{33}, std::size_t{1000}, std::size_t{70000}}) {
         const int cells = 9;
         const auto values = random_cells(g, n, cells);
         auto x = device_from<Cell, layout::policy::soa>(values);
@@ -399,8 +401,8 @@ TEST_F(cuda_key_column, one_aosoa_block) {
     const auto values = random_cells(g, 30, 5);
     auto x = device_from<Cell, layout::policy::aosoa<32>>(values);
     using map = layout::mapping<Cell, layout::policy::aosoa<32>>;
-    const std::span<int> keys(reinterpret_cast<int*>(x.view().storage().data + map::lane_offsets[1]),
-                              x.size());
+    const std::span<int> keys(
+        reinterpret_cast<int*>(x.view().storage().data + map::lane_offsets[1]), x.size());
     const auto bins = layout::cuda::bin_by_key(keys, 5, x);
     const auto want = stable_order(values, [](const Cell& c) { return c.cell; });
     EXPECT_EQ(to_host(bins.permutation), want);
@@ -418,7 +420,8 @@ TEST_F(cuda_key_column, keys_overlapping_x_otherwise_are_rejected) {
     EXPECT_THROW(layout::cuda::sort_by_key(shifted, x), std::invalid_argument);
     EXPECT_THROW(layout::cuda::bin_by_key(shifted, 4, x), std::invalid_argument);
     auto a = device_from<Cell, layout::policy::aos>(values);
-    const std::span<int> strided(&a.view().storage().data->cell, n); // an AoS column: not contiguous
+    const std::span<int> strided(&a.view().storage().data->cell,
+                                 n); // an AoS column: not contiguous
     EXPECT_THROW(layout::cuda::sort_by_key(strided, a), std::invalid_argument);
     check_cuda(cudaDeviceSynchronize(), "cudaDeviceSynchronize");
     EXPECT_TRUE(same_cells(cells_of(x), values));
@@ -463,22 +466,22 @@ TEST_F(cuda_gather_scatter_aos, whole_elements_at_every_alignment) {
         std::byte *src = nullptr, *dst = nullptr;
         ASSERT_TRUE(check_cuda(cudaMalloc(&src, n * sizeof(Particle) + 64), "cudaMalloc"));
         ASSERT_TRUE(check_cuda(cudaMalloc(&dst, n * sizeof(Particle) + 64), "cudaMalloc"));
-        check_cuda(cudaMemcpy(src + offset, values.data(), n * sizeof(Particle),
-                              cudaMemcpyHostToDevice),
-                   "cudaMemcpy");
+        check_cuda(
+            cudaMemcpy(src + offset, values.data(), n * sizeof(Particle), cudaMemcpyHostToDevice),
+            "cudaMemcpy");
         const layout::view<Particle, layout::policy::aos> s(
             reinterpret_cast<Particle*>(src + offset), n),
             d(reinterpret_cast<Particle*>(dst + offset), n);
         std::vector<Particle> got(n);
         layout::cuda::gather(s, d_idx, d);
-        check_cuda(cudaMemcpy(got.data(), dst + offset, n * sizeof(Particle),
-                              cudaMemcpyDeviceToHost),
-                   "cudaMemcpy");
+        check_cuda(
+            cudaMemcpy(got.data(), dst + offset, n * sizeof(Particle), cudaMemcpyDeviceToHost),
+            "cudaMemcpy");
         EXPECT_TRUE(same_values(got, want_gather)) << "gather, offset " << offset;
         layout::cuda::scatter(s, d_perm, d);
-        check_cuda(cudaMemcpy(got.data(), dst + offset, n * sizeof(Particle),
-                              cudaMemcpyDeviceToHost),
-                   "cudaMemcpy");
+        check_cuda(
+            cudaMemcpy(got.data(), dst + offset, n * sizeof(Particle), cudaMemcpyDeviceToHost),
+            "cudaMemcpy");
         EXPECT_TRUE(same_values(got, want_scatter)) << "scatter, offset " << offset;
         check_cuda(cudaFree(src), "cudaFree");
         check_cuda(cudaFree(dst), "cudaFree");
@@ -533,9 +536,9 @@ TEST_F(cuda_gather_scatter_errors, out_of_range_index_throws_naming_the_first_po
         "layout::cuda::gather: index 10 at position 2 is out of range: the source's size is 10");
     layout::cuda::aosoa<Particle, 4> small(5);
     const auto oob = to_device(std::vector<std::uint32_t>{0, 1, 2, 3, 9});
-    expect_throw_containing<std::out_of_range>(
-        [&] { layout::cuda::scatter(small, oob, dst); },
-        "layout::cuda::scatter: index 9 at position 4 is out of range: the destination's size is 5");
+    expect_throw_containing<std::out_of_range>([&] { layout::cuda::scatter(small, oob, dst); },
+                                               "layout::cuda::scatter: index 9 at position 4 is "
+                                               "out of range: the destination's size is 5");
     const auto negative = to_device(std::vector<int>{0, -1, 2, 3, 4});
     expect_throw_containing<std::out_of_range>([&] { layout::cuda::gather(src, negative, dst); },
                                                "index -1 at position 1");
@@ -555,9 +558,9 @@ TEST_F(cuda_gather_scatter_errors, permute_rejects_what_is_not_a_permutation) {
     expect_throw_containing<std::invalid_argument>(
         [&] { layout::cuda::permute_in_place(dst, twice); }, "not a permutation");
     const auto oob = to_device(std::vector<int>{0, 1, 2, 3, 5});
-    expect_throw_containing<std::out_of_range>(
-        [&] { layout::cuda::permute(src, oob, dst); },
-        "layout::cuda::permute: index 5 at position 4 is out of range: the permutation's size is 5");
+    expect_throw_containing<std::out_of_range>([&] { layout::cuda::permute(src, oob, dst); },
+                                               "layout::cuda::permute: index 5 at position 4 is "
+                                               "out of range: the permutation's size is 5");
 }
 
 TEST_F(cuda_gather_scatter_errors, overlap_and_host_memory_are_rejected) {
@@ -592,8 +595,8 @@ __global__ void reversed_indices(std::uint32_t* idx, std::size_t n) {
          i += std::size_t{gridDim.x} * blockDim.x)
         idx[i] = static_cast<std::uint32_t>(n - 1 - i);
 }
-__global__ void count_gather_errors(const std::uint8_t* src, const std::uint8_t* dst,
-                                    std::size_t n, unsigned long long* errors) {
+__global__ void count_gather_errors(const std::uint8_t* src, const std::uint8_t* dst, std::size_t n,
+                                    unsigned long long* errors) {
     for (std::size_t i = std::size_t{blockIdx.x} * blockDim.x + threadIdx.x; i < n;
          i += std::size_t{gridDim.x} * blockDim.x)
         if (dst[i] != src[n - 1 - i]) atomicAdd(errors, 1ull);
@@ -643,7 +646,8 @@ TEST_F(cuda_gather_scatter_large, indices_beyond_32_bits) {
     big_aos.reserve(n);
     const layout::view<Pair, layout::policy::soa> soa(big.view().storage(), n);
     const layout::view<Pair, layout::policy::aos> aos(big_aos.view().storage(), n);
-    const std::vector<std::uint64_t> far = {n - 1, std::size_t{1} << 31, (std::size_t{1} << 32) + 5, 7};
+    const std::vector<std::uint64_t> far = {n - 1, std::size_t{1} << 31, (std::size_t{1} << 32) + 5,
+                                            7};
     const auto d_far = to_device(far);
     const layout::soa_vector<Pair> values = {{1, 2}, {3, 4}, {5, 6}, {7, 8}};
     const layout::cuda::soa_vector<Pair> d_values = values;

@@ -118,8 +118,8 @@ TYPED_TEST(cuda_append, appends_what_fits_and_counts_the_rest) {
     cudaStream_t stream = nullptr;
     ASSERT_TRUE(check_cuda(cudaStreamCreate(&stream), "cudaStreamCreate"));
     // (old size, threads, room): nothing offered, all fit, exactly full, overflow, no room at all.
-    const std::size_t cases[][3] = {{0, 0, 10},    {0, 1, 1},      {5, 100, 200},
-                                    {33, 1000, 2000}, {31, 3000, 100}, {100, 5000, 0},
+    const std::size_t cases[][3] = {{0, 0, 10},        {0, 1, 1},       {5, 100, 200},
+                                    {33, 1000, 2000},  {31, 3000, 100}, {100, 5000, 0},
                                     {0, 100000, 50000}};
     for (const auto& c : cases) append_and_check<T, P>(c[0], c[1], c[2], g, stream);
     // An exact fit: as many slots as offers (AoS and SoA capacities are exact).

@@ -106,8 +106,8 @@ TYPED_TEST(cuda_compact, stable_partition_matches_std) {
             auto model = random_values<T>(g, n);
             auto c = device_from<T, P>(model);
             const std::size_t k = layout::cuda::stable_partition(c, below<T>{t});
-            const auto point = std::stable_partition(
-                model.begin(), model.end(), [&](const T& e) { return first_leaf(e) < t; });
+            const auto point = std::stable_partition(model.begin(), model.end(),
+                                                     [&](const T& e) { return first_leaf(e) < t; });
             EXPECT_EQ(k, static_cast<std::size_t>(point - model.begin()));
             EXPECT_EQ(c.size(), n);
             EXPECT_TRUE(same_values(elements(c), model)) << "n " << n << ", threshold " << t;
@@ -146,7 +146,8 @@ class cuda_compact_fields : public gpu_test {};
 TEST_F(cuda_compact_fields, predicate_on_one_field_in_every_layout) {
     std::mt19937 g(35);
     auto model = random_values<Particle>(g, 4097);
-    layout::cuda::aos_vector<Particle> aos = layout::aos_vector<Particle>(model.begin(), model.end());
+    layout::cuda::aos_vector<Particle> aos =
+        layout::aos_vector<Particle>(model.begin(), model.end());
     layout::cuda::soa_vector<Particle> soa = aos;
     layout::cuda::aosoa<Particle, 32> blocks = aos;
     const std::size_t a = layout::cuda::remove_if(aos, light{});

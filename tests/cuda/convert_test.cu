@@ -228,8 +228,8 @@ TYPED_TEST(convert_pair, round_trip_matches_host_reference) {
 
 template <class T, class Other>
 void unaligned_aos_round_trip(std::size_t offset, std::size_t n) {
-    SCOPED_TRACE(type_name<T>() + " at offset " + std::to_string(offset) + ", n = " +
-                 std::to_string(n));
+    SCOPED_TRACE(type_name<T>() + " at offset " + std::to_string(offset) +
+                 ", n = " + std::to_string(n));
     const std::size_t guard = 64, bytes = n * sizeof(T);
     const std::vector<T> want = random_elements<T>(n, 99u);
     std::vector<std::byte> image(offset + bytes + guard, std::byte{0xAB});
@@ -453,8 +453,8 @@ std::vector<T> download(const layout::view<T, L>& v, const void* block, std::siz
     auto s = v.storage();
     const auto moved = [&](auto* p) {
         using P = decltype(p);
-        return reinterpret_cast<P>(base + (reinterpret_cast<const std::byte*>(p) -
-                                           static_cast<const std::byte*>(block)));
+        return reinterpret_cast<P>(
+            base + (reinterpret_cast<const std::byte*>(p) - static_cast<const std::byte*>(block)));
     };
     if constexpr (std::is_same_v<L, lp::soa>)
         for (auto& column : s.columns) column = moved(column);
@@ -514,8 +514,8 @@ TEST_F(convert_gpu, overlapping_views_of_one_layout_move_like_memmove) {
 /// reads from a copy (in place, later elements of src would be overwritten first).
 template <class T, class Dst, class Src>
 void cross_layout_overlap(std::size_t n) {
-    SCOPED_TRACE(layout_name<Src>() + " -> " + layout_name<Dst>() + " over the same bytes, n = " +
-                 std::to_string(n));
+    SCOPED_TRACE(layout_name<Src>() + " -> " + layout_name<Dst>() +
+                 " over the same bytes, n = " + std::to_string(n));
     const std::vector<T> want = random_elements<T>(n, 77u + unsigned(n));
     const std::size_t bytes =
         std::max(layout::mapping<T, Src>::bytes(n + 32), layout::mapping<T, Dst>::bytes(n + 32));

@@ -21,10 +21,10 @@ namespace {
 
 using namespace layout_test;
 
-static_assert(std::is_same_v<layout::cuda::soa_vector<Particle>,
-                             device_container<soa_layout, Particle>>);
-static_assert(std::is_same_v<layout::cuda::aosoa<Body, 32>,
-                             device_container<aosoa_layout<32>, Body>>);
+static_assert(
+    std::is_same_v<layout::cuda::soa_vector<Particle>, device_container<soa_layout, Particle>>);
+static_assert(
+    std::is_same_v<layout::cuda::aosoa<Body, 32>, device_container<aosoa_layout<32>, Body>>);
 
 /// Element access is for host-accessible memory only.
 template <class C>
@@ -135,9 +135,11 @@ TYPED_TEST(device_views, proxies_in_a_kernel_match_host_and_model) {
     const std::vector<Body> rm = random_values<Body>(g, 35);
 
     // on the device
-    device_container<TypeParam, Particle> dp = host_container<TypeParam, Particle>(pm.begin(), pm.end());
+    device_container<TypeParam, Particle> dp =
+        host_container<TypeParam, Particle>(pm.begin(), pm.end());
     device_container<TypeParam, Body> db = host_container<TypeParam, Body>(bm.begin(), bm.end());
-    const device_container<TypeParam, Body> dr = host_container<TypeParam, Body>(rm.begin(), rm.end());
+    const device_container<TypeParam, Body> dr =
+        host_container<TypeParam, Body>(rm.begin(), rm.end());
     double* sums = nullptr;
     ASSERT_TRUE(check_cuda(cudaMallocManaged(&sums, 3 * sizeof(double)), "cudaMallocManaged"));
     sums[0] = sums[1] = sums[2] = -1;
@@ -338,7 +340,8 @@ TYPED_TEST(device_containers, drift_kernel_matches_host_reference) {
     const std::size_t n = 100003;
     std::mt19937 g(7);
     std::vector<Particle> model = random_values<Particle>(g, n);
-    device_container<TypeParam, Particle> dev = host_container<TypeParam, Particle>(model.begin(), model.end());
+    device_container<TypeParam, Particle> dev =
+        host_container<TypeParam, Particle>(model.begin(), model.end());
     constexpr unsigned block = 256;
     for (int step = 0; step < 3; ++step) {
         drift_kernel<<<static_cast<unsigned>((n + block - 1) / block), block>>>(dev.view(), 0.25f);
@@ -405,8 +408,7 @@ TYPED_TEST(device_containers, out_of_memory_throws_bad_alloc_naming_the_size) {
         ADD_FAILURE() << "constructing " << n << " Particles on the device did not throw";
     } catch (const layout::cuda::bad_alloc& e) {
         EXPECT_EQ(e.bytes(), bytes);
-        EXPECT_NE(std::string(e.what()).find(std::to_string(bytes)), std::string::npos)
-            << e.what();
+        EXPECT_NE(std::string(e.what()).find(std::to_string(bytes)), std::string::npos) << e.what();
         const std::bad_alloc& base = e; // catchable as std::bad_alloc
         (void)base;
     }

@@ -91,8 +91,7 @@ extern "C" cudaError_t cudaMallocFromPoolAsync(void** p, std::size_t bytes, cuda
     return allocate(f, p, bytes, pool, stream);
 }
 extern "C" cudaError_t cudaMallocManaged(void** p, std::size_t bytes, unsigned flags) {
-    static const auto f =
-        real<cudaError_t (*)(void**, std::size_t, unsigned)>("cudaMallocManaged");
+    static const auto f = real<cudaError_t (*)(void**, std::size_t, unsigned)>("cudaMallocManaged");
     return allocate(f, p, bytes, flags);
 }
 extern "C" cudaError_t cudaFree(void* p) {

@@ -124,17 +124,18 @@ TYPED_TEST(cuda_for_each, soa_columns_not_aligned_to_per_thread_still_run_every_
 /// alignment is all the memory has, so the kernel that assumes 16-byte alignment must not run.
 template <std::size_t PerThread, class T, class Policy, bool Element = false>
 void check_offset_view(const std::vector<T>& values) {
-    SCOPED_TRACE((Element ? std::string("for_each_element") : "PerThread " + std::to_string(PerThread)) +
-                 ", view at alignof(T) past 256");
+    SCOPED_TRACE(
+        (Element ? std::string("for_each_element") : "PerThread " + std::to_string(PerThread)) +
+        ", view at alignof(T) past 256");
     using map = layout::mapping<T, Policy>;
     const std::size_t bytes = map::bytes(map::rounded_capacity(values.size()));
     const layout::vector<T, Policy> host(values.begin(), values.end());
     std::byte* block = nullptr;
     ASSERT_TRUE(check_cuda(cudaMalloc(&block, bytes + alignof(T)), "cudaMalloc"));
     std::byte* const at = block + alignof(T);
-    ASSERT_TRUE(check_cuda(cudaMemcpy(at, host.view().storage().first_byte(), bytes,
-                                      cudaMemcpyHostToDevice),
-                           "cudaMemcpy"));
+    ASSERT_TRUE(check_cuda(
+        cudaMemcpy(at, host.view().storage().first_byte(), bytes, cudaMemcpyHostToDevice),
+        "cudaMemcpy"));
     using storage = layout::detail::storage<T, Policy>;
     using pointer = layout::detail::first_argument_t<decltype(&storage::from_pointer)>;
     const layout::view<T, Policy> dev(static_cast<pointer>(static_cast<void*>(at)), values.size());
@@ -147,9 +148,9 @@ void check_offset_view(const std::vector<T>& values) {
     layout::vector<T, Policy> want = host;
     layout::for_each_index(want.view(), update{});
     layout::vector<T, Policy> back = host;
-    ASSERT_TRUE(check_cuda(cudaMemcpy(back.view().storage().first_byte(), at, bytes,
-                                      cudaMemcpyDeviceToHost),
-                           "cudaMemcpy"));
+    ASSERT_TRUE(check_cuda(
+        cudaMemcpy(back.view().storage().first_byte(), at, bytes, cudaMemcpyDeviceToHost),
+        "cudaMemcpy"));
     cudaFree(block);
     EXPECT_TRUE(view_matches(back, to_std(want)));
 }
@@ -262,9 +263,9 @@ TEST_F(cuda_for_each_element, read_only_views_are_read_and_not_written) {
     ASSERT_TRUE(check_cuda(cudaMalloc(&out, values.size() * sizeof(float)), "cudaMalloc"));
     layout::cuda::for_each_element(dev.cview(), weigh{out});
     std::vector<float> got(values.size());
-    ASSERT_TRUE(check_cuda(cudaMemcpy(got.data(), out, got.size() * sizeof(float),
-                                      cudaMemcpyDeviceToHost),
-                           "cudaMemcpy"));
+    ASSERT_TRUE(
+        check_cuda(cudaMemcpy(got.data(), out, got.size() * sizeof(float), cudaMemcpyDeviceToHost),
+                   "cudaMemcpy"));
     cudaFree(out);
     for (std::size_t i = 0; i < values.size(); ++i)
         ASSERT_EQ(got[i], values[i].mass + values[i].x) << "element " << i;

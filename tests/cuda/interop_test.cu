@@ -40,7 +40,11 @@ static_assert(sizeof(P) == 32);
 /// Exactly representable values, so sums and doubled values compare exactly.
 P value(std::size_t i) {
     const float f = static_cast<float>(i % 1000) / 8.0f;
-    return P{f, 2.0f * f - 3.0f, static_cast<int>(i % 977), {f + 0.5f, -f}, static_cast<double>(i) / 64.0};
+    return P{f,
+             2.0f * f - 3.0f,
+             static_cast<int>(i % 977),
+             {f + 0.5f, -f},
+             static_cast<double>(i) / 64.0};
 }
 
 template <class C>
@@ -65,8 +69,8 @@ using aosoa_view = layout::view<P, policy::aosoa<32>>;
 
 static_assert(std::is_same_v<decltype(cuda_span(std::declval<soa_view>().column<&P::x>())),
                              cuda::std::span<float>>);
-static_assert(std::is_same_v<decltype(cuda_span(
-                                 std::declval<layout::view<const P, policy::soa>>().column<&P::w>())),
+static_assert(std::is_same_v<decltype(cuda_span(std::declval<layout::view<const P, policy::soa>>()
+                                                    .column<&P::w>())),
                              cuda::std::span<const double>>);
 static_assert(std::is_same_v<decltype(std::declval<soa_view>().column<&P::x>().mdspan()),
                              cuda::std::mdspan<float, ext>>);
@@ -77,7 +81,8 @@ static_assert(std::is_same_v<decltype(std::declval<aosoa_view>().column<&P::x>()
                              cuda::std::mdspan<float, ext, layout::cuda::layout_aosoa<32, 224>>>);
 static_assert(std::is_same_v<decltype(std::declval<aosoa_view>().column<&P::w>().mdspan()),
                              cuda::std::mdspan<double, ext, layout::cuda::layout_aosoa<32, 112>>>);
-static_assert(std::is_trivially_copyable_v<decltype(std::declval<aos_view>().column<&P::w>().mdspan())>);
+static_assert(
+    std::is_trivially_copyable_v<decltype(std::declval<aos_view>().column<&P::w>().mdspan())>);
 static_assert(
     std::is_trivially_copyable_v<decltype(std::declval<aosoa_view>().column<&P::w>().mdspan())>);
 
@@ -86,9 +91,11 @@ static_assert(
 // overload is deleted (tests/compile_fail/cuda_column_mdspan_temporary.cpp shows the message).
 // Views are not owners: a temporary view is fine.
 template <class C>
-concept has_column_span = requires(C&& c) { cuda_span(std::forward<C>(c).template column<&P::x>()); };
+concept has_column_span =
+    requires(C&& c) { cuda_span(std::forward<C>(c).template column<&P::x>()); };
 template <class C>
-concept has_column_mdspan = requires(C&& c) { std::forward<C>(c).template column<&P::x>().mdspan(); };
+concept has_column_mdspan =
+    requires(C&& c) { std::forward<C>(c).template column<&P::x>().mdspan(); };
 using device_soa = layout::cuda::soa_vector<P>;
 using device_aos = layout::cuda::aos_vector<P>;
 static_assert(has_column_span<device_soa&> && has_column_span<const device_soa&>);
@@ -169,7 +176,7 @@ TEST_F(interop_gpu, thrust_transform_on_soa_columns) {
     const auto v = dev.view();
     float* x = v.column<&P::x>().data();
     float* y = v.column<&P::y>().data();
-    thrust::transform(thrust::device, x, x + n, y, x, thrust::plus<float>());  // x += y
+    thrust::transform(thrust::device, x, x + n, y, x, thrust::plus<float>()); // x += y
     const cuda::std::span<float> b = cuda_span(dev.column<&P::pos, &Vec2::b>());
     thrust::transform(thrust::device, b.data(), b.data() + b.size(), b.data(),
                       thrust::negate<float>());
@@ -215,9 +222,9 @@ TEST_F(interop_gpu, cub_reduce_sum_over_soa_columns) {
     double ws = 0;
     for (std::size_t i = 0; i < n; ++i) {
         ids += value(i).id;
-        ws += value(i).w;  // multiples of 1/64, sums below 2^27: exact in any order
+        ws += value(i).w; // multiples of 1/64, sums below 2^27: exact in any order
     }
-    const auto v = dev.view();  // read-only: const leaves
+    const auto v = dev.view(); // read-only: const leaves
     EXPECT_EQ(cub_sum(v.column<&P::id>().data(), n), ids);
     EXPECT_EQ(cub_sum(cuda_span(dev.column<&P::w>()).data(), n), ws);
 }
@@ -265,7 +272,7 @@ void expect_kernel_through_mdspan(std::size_t n) {
         ASSERT_EQ(p.id, q.id + 1) << i;
         ASSERT_EQ(p.pos.a, q.pos.a + 1) << i;
         ASSERT_EQ(p.w, q.w + 1) << i;
-        ASSERT_EQ(p.y, q.y) << i;  // untouched leaves stay
+        ASSERT_EQ(p.y, q.y) << i; // untouched leaves stay
         ASSERT_EQ(p.pos.b, q.pos.b) << i;
     }
 }
@@ -277,7 +284,7 @@ TEST_F(interop_gpu, kernel_through_mdspan_aos) {
     expect_kernel_through_mdspan<layout::cuda::aos_vector<P>>(1000);
 }
 TEST_F(interop_gpu, kernel_through_mdspan_aosoa) {
-    expect_kernel_through_mdspan<layout::cuda::aosoa<P, 32>>(1000);  // a partial last block
+    expect_kernel_through_mdspan<layout::cuda::aosoa<P, 32>>(1000); // a partial last block
     expect_kernel_through_mdspan<layout::cuda::aosoa<P, 8>>(77);
 }
 

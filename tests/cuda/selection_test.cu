@@ -96,8 +96,8 @@ TYPED_TEST(selection_gpu, copies_chosen_fields_between_device_layouts) {
     const std::size_t n = 777;
     const auto a = random_particles(g, n), b = random_particles(g, n);
     const device_vector<Particle, L> src(layout::vector<Particle, L>(a.begin(), a.end()));
-    using hot_cold = layout::policy::split<layout::policy::aos, layout::policy::soa,
-                                           &Particle::x, &Particle::y, &Particle::z>;
+    using hot_cold = layout::policy::split<layout::policy::aos, layout::policy::soa, &Particle::x,
+                                           &Particle::y, &Particle::z>;
     device_vector<Particle, hot_cold> dst(layout::vector<Particle, hot_cold>(b.begin(), b.end()));
     layout::cuda::copy(src.template select<&Particle::x, &Particle::y, &Particle::z>(),
                        dst.select<&Particle::x, &Particle::y, &Particle::z>());

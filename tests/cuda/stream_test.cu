@@ -183,7 +183,8 @@ TYPED_TEST(stream_containers, operations_never_synchronize_the_device) {
     std::optional<D> v, x;
     std::optional<O> w;
     std::vector<Body> got_v, got_w, got_x;
-    without_device_sync("construction from the host, converted", a, [&] { v.emplace(host_aos, a); });
+    without_device_sync("construction from the host, converted", a,
+                        [&] { v.emplace(host_aos, a); });
     without_device_sync("resize with a value (grows)", a, [&] { v->resize(1300, more[0]); });
     without_device_sync("reserve", a, [&] { v->reserve(5000); });
     without_device_sync("construction from the device, converted", a, [&] { w.emplace(*v, a); });
@@ -287,15 +288,16 @@ TYPED_TEST(stream_containers, view_copies_between_any_memory) {
     pinned_container<other_layout<TypeParam>, Mixed> pinned(model.size());
     cudaStream_t a{};
     ASSERT_TRUE(check_cuda(cudaStreamCreateWithFlags(&a, cudaStreamNonBlocking), "stream a"));
-    layout::cuda::copy(host.view(), dev.view(), a);        // pageable -> device, same layout
-    layout::cuda::copy(dev.view(), dev_other.view(), a);   // device -> device, converted
+    layout::cuda::copy(host.view(), dev.view(), a);         // pageable -> device, same layout
+    layout::cuda::copy(dev.view(), dev_other.view(), a);    // device -> device, converted
     layout::cuda::copy(dev_other.view(), pinned.view(), a); // device -> pinned: asynchronous
     ASSERT_TRUE(check_cuda(cudaStreamSynchronize(a), "stream a"));
     EXPECT_TRUE(matches(pinned, model));
     layout::cuda::copy(dev.view(), host_other.view(), a); // device -> pageable, converted; waits
     EXPECT_TRUE(matches(host_other, model));
-    EXPECT_THROW(layout::cuda::copy(dev.view(), layout::view<Mixed, OP>(host_other.view().storage(), 3), a),
-                 std::length_error);
+    EXPECT_THROW(
+        layout::cuda::copy(dev.view(), layout::view<Mixed, OP>(host_other.view().storage(), 3), a),
+        std::length_error);
     cudaStreamDestroy(a);
 }
 

@@ -158,10 +158,18 @@ S special(std::size_t k) {
         return k % 2 == 1;
     } else if constexpr (std::is_floating_point_v<S>) {
         using lim = std::numeric_limits<S>;
-        const S values[] = {S(-0.0),           lim::quiet_NaN(), -lim::quiet_NaN(),
-                            lim::infinity(),   -lim::infinity(), lim::denorm_min(),
-                            lim::max(),        lim::lowest(),    lim::min(),
-                            lim::epsilon(),    S(1),             S(-1)};
+        const S values[] = {S(-0.0),
+                            lim::quiet_NaN(),
+                            -lim::quiet_NaN(),
+                            lim::infinity(),
+                            -lim::infinity(),
+                            lim::denorm_min(),
+                            lim::max(),
+                            lim::lowest(),
+                            lim::min(),
+                            lim::epsilon(),
+                            S(1),
+                            S(-1)};
         return values[k % std::size(values)];
     } else {
         using lim = std::numeric_limits<S>;
@@ -295,6 +303,8 @@ private:
 
 // ---- operations -----------------------------------------------------------------------------------
 
+// The list by hand: clang-format would stair-case it.
+// clang-format off
 #define LAYOUT_FUZZ_OPS(X)                                                                       \
     X(push_back) X(emplace_back) X(insert_one) X(insert_count) X(insert_range)                   \
     X(insert_self_range) X(insert_input_range) X(insert_other_range) X(insert_list) X(emplace)   \
@@ -306,6 +316,7 @@ private:
     X(scatter) X(permute) X(permute_in_place) X(sort_by_key) X(bin_by_key) X(compare_equal)      \
     X(length_errors) X(push_back_self) X(insert_self_value) X(insert_count_self) X(resize_self)   \
     X(sort_by_key_column) X(bin_by_key_column) X(copy_overlap)
+// clang-format on
 
 enum class op_kind : std::uint8_t {
 #define LAYOUT_FUZZ_ENUM(name) name,
@@ -327,8 +338,8 @@ inline const char* name(op_kind k) {
 /// sizes (the same in every container), so it means the same thing to each of them.
 struct op {
     op_kind kind = op_kind::push_back;
-    std::uint8_t flag = 0;     // a variant of the operation
-    std::uint8_t fail_at = 0;  // failing_memory: the allocation that fails (0: none)
+    std::uint8_t flag = 0;             // a variant of the operation
+    std::uint8_t fail_at = 0;          // failing_memory: the allocation that fails (0: none)
     std::uint32_t i = 0, j = 0, k = 0; // positions, counts
     std::uint8_t v = 0, w = 0;         // value_pool indices
     std::uint64_t bits = 0;            // a leaf's bits, or the seed of an index array
@@ -391,7 +402,8 @@ public:
     template <class Layout>
     using container = layout::vector<T, Layout, Memory>;
 
-    explicit differential(std::string label, limits lim = {}) : label_(std::move(label)), lim_(lim) {}
+    explicit differential(std::string label, limits lim = {})
+        : label_(std::move(label)), lim_(lim) {}
 
     /// Runs the operations that data encodes, from empty containers; aborts on divergence.
     run_stats run(const std::uint8_t* data, std::size_t size) {
@@ -454,7 +466,8 @@ private:
         }
         o.v = in.u8();
         o.w = in.u8();
-        const std::size_t room = n < lim_.max_size ? std::min(lim_.max_count, lim_.max_size - n) : 0;
+        const std::size_t room =
+            n < lim_.max_size ? std::min(lim_.max_count, lim_.max_size - n) : 0;
         const auto u = [](std::size_t x) { return static_cast<std::uint32_t>(x); };
         const auto grow_or_shrink = [&](op_kind grow) {
             // full: remove up to half instead, so that long streams keep moving
@@ -548,9 +561,8 @@ private:
             } else {
                 o.i = u(in.below(n));
                 // copy_element: from a (flag even) or from b (flag odd, when b has elements)
-                o.j = u(in.below(o.kind == op_kind::copy_element && o.flag % 2 == 1 && nb > 0
-                                     ? nb
-                                     : n));
+                o.j = u(in.below(o.kind == op_kind::copy_element && o.flag % 2 == 1 && nb > 0 ? nb
+                                                                                              : n));
                 if (o.kind == op_kind::copy_element && nb == 0) o.flag &= 0xfe;
             }
             break;
@@ -800,7 +812,8 @@ private:
         }
         case op_kind::insert_range: {
             const auto it = a.insert(at(o.i), pool.begin() + o.j, pool.begin() + o.k);
-            expect(it - a.begin() == d(o.i), "insert(pos, first, last) returned the wrong iterator");
+            expect(it - a.begin() == d(o.i),
+                   "insert(pos, first, last) returned the wrong iterator");
             break;
         }
         case op_kind::insert_self_range:
@@ -810,13 +823,15 @@ private:
                 a.insert(at(o.i), copy.begin(), copy.end());
             } else {
                 const auto it = a.insert(at(o.i), at(o.j), at(o.k));
-                expect(it - a.begin() == d(o.i), "insert of a self range returned the wrong iterator");
+                expect(it - a.begin() == d(o.i),
+                       "insert of a self range returned the wrong iterator");
             }
             break;
         case op_kind::insert_input_range: {
             const auto it = a.insert(at(o.i), input_iterator<T>(pool.data() + o.j),
                                      input_iterator<T>(pool.data() + o.k));
-            expect(it - a.begin() == d(o.i), "insert of an input range returned the wrong iterator");
+            expect(it - a.begin() == d(o.i),
+                   "insert of an input range returned the wrong iterator");
             break;
         }
         case op_kind::insert_other_range: {
@@ -834,9 +849,9 @@ private:
             if constexpr (is_model<V>) {
                 a.insert(at(o.i), value);
             } else {
-                const auto it = std::apply(
-                    [&](const auto&... f) { return a.emplace(at(o.i), f...); },
-                    layout_test::fields(value));
+                const auto it =
+                    std::apply([&](const auto&... f) { return a.emplace(at(o.i), f...); },
+                               layout_test::fields(value));
                 expect(it - a.begin() == d(o.i), "emplace returned the wrong iterator");
             }
             break;
@@ -878,8 +893,12 @@ private:
             break;
         case op_kind::swap:
             switch (o.flag % 3) {
-            case 0: a.swap(b); break;
-            case 1: std::swap(a, b); break; // move construction and move assignments
+            case 0:
+                a.swap(b);
+                break;
+            case 1:
+                std::swap(a, b);
+                break; // move construction and move assignments
             default: {
                 using std::swap;
                 swap(a, b);
@@ -1010,7 +1029,8 @@ private:
 #if LAYOUT_FUZZ_HAVE_ALGORITHMS
             if constexpr (!is_model<V>) {
                 // source and destination overlap: rejected before anything is written
-                const auto idx = random_indices(o.bits, a.size(), std::max<std::size_t>(a.size(), 1));
+                const auto idx =
+                    random_indices(o.bits, a.size(), std::max<std::size_t>(a.size(), 1));
                 bool threw = false;
                 try {
                     layout::gather(a, idx, a);
@@ -1043,17 +1063,21 @@ private:
                 for (std::size_t i = 0; want && i < s.ma.size(); ++i)
                     want = layout_test::tie(s.ma[i]) == layout_test::tie(s.mb[i]); // NaN != NaN
                 expect((a == b) == want, "operator== disagrees with the model");
-                expect((a == a) == std::ranges::all_of(s.ma, [](const T& x) {
-                           return layout_test::tie(x) == layout_test::tie(x);
-                       }),
+                expect((a == a) == std::ranges::all_of(s.ma,
+                                                       [](const T& x) {
+                                                           return layout_test::tie(x) ==
+                                                                  layout_test::tie(x);
+                                                       }),
                        "operator== of a container with itself disagrees with the model");
             }
             break;
         case op_kind::length_errors:
             if constexpr (!is_model<V>) {
                 const std::size_t too_many = V::max_size() + 1;
-                expect_throws<std::length_error>([&] { a.reserve(too_many); }, "reserve(max_size() + 1)");
-                expect_throws<std::length_error>([&] { a.resize(too_many); }, "resize(max_size() + 1)");
+                expect_throws<std::length_error>([&] { a.reserve(too_many); },
+                                                 "reserve(max_size() + 1)");
+                expect_throws<std::length_error>([&] { a.resize(too_many); },
+                                                 "resize(max_size() + 1)");
                 expect_throws<std::length_error>([&] { a.resize(too_many, value); },
                                                  "resize(max_size() + 1, value)");
                 expect_throws<std::length_error>(
@@ -1061,7 +1085,8 @@ private:
                     "insert(pos, max_size() - size() + 1, value)");
                 const std::size_t n = a.size();
                 if (n > 0)
-                    expect_throws<std::out_of_range>([&] { (void)a.at(n + (o.flag % 3)); }, "at(size())");
+                    expect_throws<std::out_of_range>([&] { (void)a.at(n + (o.flag % 3)); },
+                                                     "at(size())");
             }
             break;
         case op_kind::push_back_self:
@@ -1155,17 +1180,21 @@ private:
                     expect_throws<std::invalid_argument>(
                         [&] { layout::sort_by_key(shifted, a); },
                         "sort_by_key with keys that overlap x but are not a column");
-                    compare(a, [&] {
-                        std::vector<T> m = *model;
-                        for (std::size_t i = 0; i < n; ++i) leaf<L>(m[i]) = key_of(i);
-                        return m;
-                    }(), "a after a rejected sort_by_key", 0);
+                    compare(
+                        a,
+                        [&] {
+                            std::vector<T> m = *model;
+                            for (std::size_t i = 0; i < n; ++i) leaf<L>(m[i]) = key_of(i);
+                            return m;
+                        }(),
+                        "a after a rejected sort_by_key", 0);
                 }
                 if constexpr (binnable) {
                     if (bin) {
-                        const auto result = o.flag % 2 == 0
-                                                ? layout::bin_by_key<std::uint32_t>(keys, o.k, a)
-                                                : layout::bin_by_key<std::uint32_t>(keys, o.k, a.view());
+                        const auto result =
+                            o.flag % 2 == 0
+                                ? layout::bin_by_key<std::uint32_t>(keys, o.k, a)
+                                : layout::bin_by_key<std::uint32_t>(keys, o.k, a.view());
                         expect(std::equal(result.permutation.begin(), result.permutation.end(),
                                           want.begin(), want.end()),
                                "bin_by_key by a column returned another permutation");
@@ -1245,9 +1274,14 @@ private:
             expect((structs == blocks) == equal && (blocks == soa) == equal,
                    "operator== across layouts disagrees with the model after a conversion");
             switch (o.flag % 3) {
-            case 0: a = structs; break;                   // converting assignment
-            case 1: a = V(blocks); break;                 // converting construction, move
-            default: a = V(structs.begin(), structs.end()); // from proxy iterators of another layout
+            case 0:
+                a = structs;
+                break; // converting assignment
+            case 1:
+                a = V(blocks);
+                break; // converting construction, move
+            default:
+                a = V(structs.begin(), structs.end()); // from proxy iterators of another layout
             }
         }
     }
@@ -1259,11 +1293,20 @@ private:
         if constexpr (is_model<V>) {
             std::vector<T> out;
             for (auto x : idx32) out.push_back(a[x]);
-            if (o.flag % 4 == 3) a = out; else b = out;
+            if (o.flag % 4 == 3)
+                a = out;
+            else
+                b = out;
         } else {
             switch (o.flag % 4) {
-            case 0: b.resize(o.k); layout::gather(a, idx32, b); break;
-            case 1: b.resize(o.k); layout::gather(std::as_const(a), as_index_type<int>(idx32), b.view()); break;
+            case 0:
+                b.resize(o.k);
+                layout::gather(a, idx32, b);
+                break;
+            case 1:
+                b.resize(o.k);
+                layout::gather(std::as_const(a), as_index_type<int>(idx32), b.view());
+                break;
             case 2: {
                 layout::soa_vector<T> out(o.k);
                 layout::gather(a.cview(), as_index_type<std::size_t>(idx32), out);
@@ -1501,7 +1544,8 @@ private:
         os << "\nlayout_fuzz: DIVERGENCE (" << label_ << ", element type "
            << layout_test::type_name<T>() << ", memory "
            << (can_fail<Memory> ? "failing_memory" : "host_memory") << ")\n  " << what
-           << "\n  at step " << (trace_size_ == 0 ? 0 : trace_size_ - 1) << "; the last operations:\n";
+           << "\n  at step " << (trace_size_ == 0 ? 0 : trace_size_ - 1)
+           << "; the last operations:\n";
         const std::size_t shown = std::min<std::size_t>(trace_size_, trace_.size());
         for (std::size_t k = trace_size_ - shown; k < trace_size_; ++k)
             os << "    " << k << ": " << describe(trace_[k % trace_.size()]) << '\n';

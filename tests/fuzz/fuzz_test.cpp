@@ -27,8 +27,10 @@ TEST(differential, deterministic) {
     std::mt19937_64 g(7);
     std::vector<std::uint8_t> bytes(3000);
     for (auto& b : bytes) b = static_cast<std::uint8_t>(g());
-    const auto a = differential<Mixed>("deterministic", env_limits()).run(bytes.data(), bytes.size());
-    const auto b = differential<Mixed>("deterministic", env_limits()).run(bytes.data(), bytes.size());
+    const auto a =
+        differential<Mixed>("deterministic", env_limits()).run(bytes.data(), bytes.size());
+    const auto b =
+        differential<Mixed>("deterministic", env_limits()).run(bytes.data(), bytes.size());
     EXPECT_EQ(a.steps, b.steps);
     EXPECT_EQ(a.size_sum, b.size_sum);
     EXPECT_GT(a.max_size_seen, 20u) << "the stream never grew the containers";

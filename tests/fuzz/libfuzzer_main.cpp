@@ -26,12 +26,18 @@ run_stats run_any(const std::uint8_t* data, std::size_t size) {
     const std::uint8_t pick = data[0];
     ++data, --size;
     switch (pick % 6) {
-    case 0: return differential<Particle>("libFuzzer input").run(data, size);
-    case 1: return differential<Mixed>("libFuzzer input").run(data, size);
-    case 2: return differential<Body>("libFuzzer input").run(data, size);
-    case 3: return differential<Particle, failing_memory>("libFuzzer input").run(data, size);
-    case 4: return differential<Mixed, failing_memory>("libFuzzer input").run(data, size);
-    default: return differential<Body, failing_memory>("libFuzzer input").run(data, size);
+    case 0:
+        return differential<Particle>("libFuzzer input").run(data, size);
+    case 1:
+        return differential<Mixed>("libFuzzer input").run(data, size);
+    case 2:
+        return differential<Body>("libFuzzer input").run(data, size);
+    case 3:
+        return differential<Particle, failing_memory>("libFuzzer input").run(data, size);
+    case 4:
+        return differential<Mixed, failing_memory>("libFuzzer input").run(data, size);
+    default:
+        return differential<Body, failing_memory>("libFuzzer input").run(data, size);
     }
 }
 

@@ -488,8 +488,8 @@ TEST(advise_real_indices, sectors_from_the_real_j_of_a_warp) {
     opt.trace.size = n;
     opt.trace.first = 1024;
     opt.trace.samples = 64;
-    const auto a = layout::advise<Particle>(gather_one{nbr.data()}, std::span<const Particle>(all),
-                                            opt);
+    const auto a =
+        layout::advise<Particle>(gather_one{nbr.data()}, std::span<const Particle>(all), opt);
     ASSERT_EQ(a.trace.indexed_j.size(), 64u);
     EXPECT_EQ(a.trace.indexed_j[5][0], (1024u + 5) / 4);
     EXPECT_DOUBLE_EQ(a.trace.reads(1, layout::advisor::pattern::indexed), 1.0);
@@ -511,9 +511,9 @@ TEST(advise_vectors, whole_elements_move_in_16_byte_chunks_under_aos) {
     opt.trace.size = perm.size();
     opt.gpu.vector_bytes = 16;
     const auto a = layout::advise<Particle>(gather_all{perm.data()}, opt);
-    EXPECT_DOUBLE_EQ(a["aos"].instructions, 4.0); // two 16-byte loads and two stores
+    EXPECT_DOUBLE_EQ(a["aos"].instructions, 4.0);   // two 16-byte loads and two stores
     EXPECT_NEAR(a["aos"].l1_sectors_ld, 2.0, 1e-9); // two 16-byte loads, 32 sectors each / 32
-    EXPECT_NEAR(a["soa"].l1_sectors_ld, 8.0, 1e-9);  // eight 4-byte loads of random elements
+    EXPECT_NEAR(a["soa"].l1_sectors_ld, 8.0, 1e-9); // eight 4-byte loads of random elements
     EXPECT_EQ(a.best().layout, "aos");
 }
 
@@ -583,7 +583,8 @@ TEST(advise_vectors, wide_particle_integrate_as_its_sass) {
     // reads every leaf but id (12), writes pos, vel, force, energy, cell, flags. PTX: ld.v4 [0],
     // [16], [32], ld.u32 [52], ld.v2 [56]; SASS (bench/results/h100-2026-11-24-beyond/
     // sass_vector_widths.txt): LDG.E.128 x4, ptxas making one of the last two (bytes 48-63)
-    const access_list loads = merged<Wide>({0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 13, 14, 15}, true);
+    const access_list loads =
+        merged<Wide>({0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 13, 14, 15}, true);
     EXPECT_EQ(loads, (access_list{{0, 16}, {16, 16}, {32, 16}, {52, 12}}));
     // st.v4 [0], st.v4 [16], st.f32 [32], st.f32 [44], st.v2 [56]: STG.E.128 x2, .64, .32 x2
     const access_list stores = merged<Wide>({0, 1, 2, 3, 4, 5, 6, 7, 8, 11, 14, 15}, false);
@@ -610,8 +611,7 @@ TEST(advise_vectors, md_atom_integration_as_its_ptx) {
     // ld.v2.f64 [0], [16], [32], [48], ld.f64 [64], ld.u32 [72]; st.v2.f64 [0], [16], [32]
     EXPECT_EQ(merged<Atom>({0, 1, 2, 3, 4, 5, 6, 7, 8, 9}, true),
               (access_list{{0, 16}, {16, 16}, {32, 16}, {48, 16}, {64, 8}, {72, 4}}));
-    EXPECT_EQ(merged<Atom>({0, 1, 2, 3, 4, 5}, false),
-              (access_list{{0, 16}, {16, 16}, {32, 16}}));
+    EXPECT_EQ(merged<Atom>({0, 1, 2, 3, 4, 5}, false), (access_list{{0, 16}, {16, 16}, {32, 16}}));
     // final_integrate: reads v f type, writes v: v stays scalar (its chain starts 8-aligned, and
     // v.y is only 8-aligned), f.x f.y one v2: ld.f64 [24], [32], [40], ld.v2 [48], ld.f64 [64],
     // ld.u32 [72]; st.f64 [24], [32], [40]
@@ -624,9 +624,9 @@ TEST(advise_vectors, md_atom_integration_as_its_ptx) {
 }
 
 TEST(advise_vectors, a_split_claims_nothing_so_its_aos_part_stays_scalar) {
-    using hot = layout::policy::split<layout::policy::aos, layout::policy::soa, &Particle::x,
-                                      &Particle::y, &Particle::z, &Particle::vx, &Particle::vy,
-                                      &Particle::vz>;
+    using hot =
+        layout::policy::split<layout::policy::aos, layout::policy::soa, &Particle::x, &Particle::y,
+                              &Particle::z, &Particle::vx, &Particle::vy, &Particle::vz>;
     const access_list loads = merged<Particle, hot>({0, 1, 2, 3, 4, 5}, true);
     EXPECT_EQ(loads.size(), 6u);
 }
@@ -637,7 +637,7 @@ TEST(advise_vectors, costs_count_merged_instructions_and_their_sectors) {
     EXPECT_DOUBLE_EQ(w["aos"].instructions, 4.0); // 2 loads, 2 stores
     EXPECT_NEAR(w["aos"].l1_sectors_ld, 2.0, 1e-9);
     EXPECT_NEAR(w["aos"].l1_sectors_st, 2.0, 1e-9);
-    EXPECT_DOUBLE_EQ(w["soa"].instructions, 9.0); // one per leaf access, as before
+    EXPECT_DOUBLE_EQ(w["soa"].instructions, 9.0);   // one per leaf access, as before
     EXPECT_NEAR(w["aos"].useful_bytes, 36.0, 1e-9); // x..vz read, x y z written
     const auto d = layout::advise<Particle>(drift{1e-3f});
     EXPECT_NEAR(d["aos"].l1_sectors_ld, 2.0, 1e-9);
@@ -691,8 +691,8 @@ void expect_same_offsets(const layout::advisor::split_choice& c, const char* wha
 
 TEST(advise_split, run_time_geometry_is_the_library_mapping) {
     using kind = layout::advisor::detail::part_mapping::kind;
-    expect_same_offsets<Particle, layout::policy::split<aos, soa, &Particle::x, &Particle::y,
-                                                        &Particle::z>>(
+    expect_same_offsets<Particle,
+                        layout::policy::split<aos, soa, &Particle::x, &Particle::y, &Particle::z>>(
         choice({1, 1, 1, 0, 0, 0, 0, 0}), "Particle x y z");
     expect_same_offsets<Wide, layout::policy::split<aos, soa, &Wide::pos, &Wide::vel>>(
         choice({1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}), "Wide pos vel");
@@ -705,8 +705,8 @@ TEST(advise_split, run_time_geometry_is_the_library_mapping) {
         choice({0, 1, 0, 0, 1}, kind::aosoa, kind::aos, 8), "Mixed aosoa<8> first");
     expect_same_offsets<Mixed, layout::policy::split<soa, aos, 0, 2>>(
         choice({1, 0, 1, 0, 0}, kind::soa, kind::aos), "Mixed soa first");
-    expect_same_offsets<Body, layout::policy::split<aos, soa, layout::path<0, 1>,
-                                                    layout::path<3, 1>, 4>>(
+    expect_same_offsets<Body,
+                        layout::policy::split<aos, soa, layout::path<0, 1>, layout::path<3, 1>, 4>>(
         choice({0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1}), "Body pos.y pair[1] w");
 }
 
@@ -719,8 +719,9 @@ TEST(advise_split, a_gather_packs_the_leaves_it_gathers) {
     const auto a = layout::advise<Particle>(gather_neighbours{idx.data()}, opt);
     ASSERT_TRUE(a.split);
     EXPECT_EQ(a.split->in_first, (std::vector<char>{1, 1, 1, 0, 0, 0, 0, 0}));
-    EXPECT_EQ(a.spelling("split"), "layout::policy::split<layout::policy::aos, layout::policy::soa, "
-                                   "&Particle::x, &Particle::y, &Particle::z>");
+    EXPECT_EQ(a.spelling("split"),
+              "layout::policy::split<layout::policy::aos, layout::policy::soa, "
+              "&Particle::x, &Particle::y, &Particle::z>");
     // By hand: a gathered element's x, y, z are 12 bytes at 12 j: in one 32-byte sector unless
     // 12 j mod 32 is 24 or 28 (j mod 8 = 2 or 7): 1.25 sectors on average, against 3 under SoA
     // (three columns) and 1 under AoS (a 32-byte element, aligned). Four gathers per element.

@@ -306,9 +306,8 @@ TEST(strong_guarantee, sort_by_key_changes_nothing_when_an_allocation_fails) {
     std::mt19937 g(17);
     const auto values = random_cells(g, 300, 7);
     for (bool keys_in_x : {false, true})
-        for_each_failure_point(values, keys_in_x, [](std::span<int> keys, auto& x) {
-            layout::sort_by_key(keys, x);
-        });
+        for_each_failure_point(values, keys_in_x,
+                               [](std::span<int> keys, auto& x) { layout::sort_by_key(keys, x); });
 }
 
 TEST(strong_guarantee, bin_by_key_changes_nothing_when_an_allocation_fails) {
@@ -323,12 +322,10 @@ TEST(strong_guarantee, bin_by_key_changes_nothing_when_an_allocation_fails) {
 TEST(strong_guarantee, keys_alone_unchanged_when_an_allocation_fails) {
     std::mt19937 g(19);
     const auto values = random_cells(g, 100, 5);
-    for_each_failure_point(values, false, [](std::span<int> keys, auto&) {
-        layout::sort_by_key(keys);
-    });
-    for_each_failure_point(values, false, [](std::span<int> keys, auto&) {
-        layout::bin_by_key(keys, 5);
-    });
+    for_each_failure_point(values, false,
+                           [](std::span<int> keys, auto&) { layout::sort_by_key(keys); });
+    for_each_failure_point(values, false,
+                           [](std::span<int> keys, auto&) { layout::bin_by_key(keys, 5); });
 }
 
 // ---- bin counts -----------------------------------------------------------------------------------
@@ -342,8 +339,9 @@ TEST(bin_count, num_bins_whose_offsets_cannot_be_held_throw_length_error) {
                  std::length_error);
     std::vector<int> some = {0, 1};
     layout::aos_vector<Cell> y(2);
-    EXPECT_THROW(layout::bin_by_key<std::uint32_t>(some, std::numeric_limits<std::size_t>::max(), y),
-                 std::length_error);
+    EXPECT_THROW(
+        layout::bin_by_key<std::uint32_t>(some, std::numeric_limits<std::size_t>::max(), y),
+        std::length_error);
     // the largest count that fits still works for no keys... within memory: a few bins do
     const auto b = layout::bin_by_key(none, 3, x);
     EXPECT_EQ(b.offsets, (std::vector<std::size_t>{0, 0, 0, 0}));

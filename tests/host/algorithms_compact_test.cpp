@@ -115,7 +115,8 @@ TYPED_TEST(compact, predicate_is_called_once_per_element_in_order) {
             layout::remove_if(c, record);
         else
             layout::stable_partition(c, record);
-        EXPECT_TRUE(same_values(seen, values)) << (algorithm == 0 ? "remove_if" : "stable_partition");
+        EXPECT_TRUE(same_values(seen, values))
+            << (algorithm == 0 ? "remove_if" : "stable_partition");
     }
 }
 

@@ -114,7 +114,8 @@ TYPED_TEST(gather_scatter, scatter_matches_model) {
         const auto before = random_values<T>(g, n + 7);
         C big(before.begin(), before.end());
         const auto some = random_permutation<std::uint32_t>(g, n + 7);
-        const std::vector<std::uint32_t> idx(some.begin(), some.begin() + static_cast<std::ptrdiff_t>(n));
+        const std::vector<std::uint32_t> idx(some.begin(),
+                                             some.begin() + static_cast<std::ptrdiff_t>(n));
         layout::scatter(src.view(), idx, big.view());
         std::vector<T> want_big = before;
         for (std::size_t i = 0; i < n; ++i) want_big[idx[i]] = values[i];
@@ -218,7 +219,8 @@ TYPED_TEST(gather_scatter, sort_by_key_is_a_stable_sort_of_every_field) {
         // Float keys, a 32-bit permutation, through a view.
         std::vector<float> fkeys(keys.begin(), keys.end());
         C d(values.begin(), values.end());
-        const std::vector<std::uint32_t> perm32 = layout::sort_by_key<std::uint32_t>(fkeys, d.view());
+        const std::vector<std::uint32_t> perm32 =
+            layout::sort_by_key<std::uint32_t>(fkeys, d.view());
         EXPECT_TRUE(std::equal(perm32.begin(), perm32.end(), want_perm.begin(), want_perm.end()));
         EXPECT_TRUE(same_values(to_std(d), want)) << "n " << n;
     }
@@ -250,7 +252,8 @@ TYPED_TEST(gather_scatter, bin_by_key_groups_by_bin_in_order) {
         for (std::size_t bin = 0; bin < num_bins; ++bin) {
             const auto count = std::count(original_keys.begin(), original_keys.end(), bin);
             EXPECT_EQ(b.offsets[bin + 1] - b.offsets[bin], static_cast<std::uint32_t>(count));
-            for (std::uint32_t i = b.offsets[bin]; i < b.offsets[bin + 1]; ++i) EXPECT_EQ(keys[i], bin);
+            for (std::uint32_t i = b.offsets[bin]; i < b.offsets[bin + 1]; ++i)
+                EXPECT_EQ(keys[i], bin);
         }
         std::vector<T> want(n);
         for (std::size_t i = 0; i < n; ++i) want[i] = values[want_perm[i]];
@@ -425,7 +428,8 @@ TEST(gather_scatter_large, indices_beyond_32_bits) {
     } catch (const std::bad_alloc&) {
         GTEST_SKIP() << "cannot reserve 3 x 4 GiB of address space";
     }
-    const std::vector<std::uint64_t> idx = {n - 1, std::size_t{1} << 31, (std::size_t{1} << 32) + 5, 7};
+    const std::vector<std::uint64_t> idx = {n - 1, std::size_t{1} << 31, (std::size_t{1} << 32) + 5,
+                                            7};
     for (std::size_t k = 0; k < idx.size(); ++k) {
         a[idx[k]] = static_cast<std::uint8_t>(10 + k);
         b[idx[k]] = static_cast<std::uint8_t>(20 + k);

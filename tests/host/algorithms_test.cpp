@@ -73,7 +73,8 @@ TYPED_TEST(algorithms, concepts) {
     static_assert(std::same_as<std::iter_common_reference_t<It>, T>);
     static_assert(std::permutable<It>);
     static_assert(std::permutable<typename V::iterator>);
-    static_assert(std::sortable<It, std::ranges::less, decltype([](const T& v) { return key(v); })>);
+    static_assert(
+        std::sortable<It, std::ranges::less, decltype([](const T& v) { return key(v); })>);
     static_assert(std::indirectly_writable<It, T>);
     static_assert(std::indirectly_writable<It, std::iter_reference_t<CIt>>);
     static_assert(!std::indirectly_writable<CIt, T>, "a const_iterator must not write");
@@ -120,8 +121,7 @@ TYPED_TEST(algorithms, sort_with_comparator) {
         // descending by key only: compare the keys, and the multiset of elements
         fixture_data<C, T> e(2, n);
         std::sort(e.c.begin(), e.c.end(), key_greater<T>{});
-        std::sort(e.model.begin(), e.model.end(),
-                  key_greater<T>{});
+        std::sort(e.model.begin(), e.model.end(), key_greater<T>{});
         std::vector<T> got = to_std(e.c);
         for (std::size_t i = 0; i < n; ++i) ASSERT_EQ(key(got[i]), key(e.model[i])) << i;
         std::sort(got.begin(), got.end(), total_order<T>{});
@@ -245,8 +245,8 @@ TYPED_TEST(algorithms, find_if) {
         EXPECT_EQ(it - d.c.begin(), mit - d.model.begin()) << threshold;
         const auto rit = std::ranges::find_if(d.c, above);
         EXPECT_EQ(rit - d.c.begin(), mit - d.model.begin()) << threshold;
-        const auto pit = std::ranges::find_if(d.c, [&](auto k) { return k > threshold; },
-                                              [](const T& v) { return key(v); });
+        const auto pit = std::ranges::find_if(
+            d.c, [&](auto k) { return k > threshold; }, [](const T& v) { return key(v); });
         EXPECT_EQ(pit - d.c.begin(), mit - d.model.begin()) << threshold;
         const auto cit = std::ranges::find_if(std::as_const(d.c), above);
         EXPECT_EQ(cit - d.c.cbegin(), mit - d.model.begin()) << threshold;
@@ -345,8 +345,7 @@ TYPED_TEST(algorithms, other_mutating_algorithms) {
     std::sort(d.c.begin(), d.c.end(), total);
     std::sort(d.model.begin(), d.model.end(), total);
     const auto u = std::unique(d.c.begin(), d.c.end(), same_value<T>{});
-    const auto mu = std::unique(d.model.begin(), d.model.end(),
-                                same_value<T>{});
+    const auto mu = std::unique(d.model.begin(), d.model.end(), same_value<T>{});
     ASSERT_EQ(u - d.c.begin(), mu - d.model.begin());
     EXPECT_LT(u - d.c.begin(), 100) << "the fixture has duplicates";
     d.c.erase(u, d.c.end());
@@ -399,8 +398,8 @@ TYPED_TEST(algorithms, range_adaptors) {
     for (T x : view | std::views::drop(70) | std::views::reverse) got.push_back(x);
     expected.assign(d.model.rbegin(), d.model.rbegin() + 7);
     EXPECT_TRUE(matches(layout::aos_vector<T>(got.begin(), got.end()), expected));
-    const auto filtered = std::ranges::distance(
-        d.c | std::views::filter([](const T& x) { return bucket(x) == 0; }));
+    const auto filtered =
+        std::ranges::distance(d.c | std::views::filter([](const T& x) { return bucket(x) == 0; }));
     EXPECT_EQ(filtered, std::ranges::count_if(d.model, [](const T& x) { return bucket(x) == 0; }));
 #endif
 }
@@ -412,8 +411,8 @@ TYPED_TEST(algorithms, numeric) {
     const auto add = [](double acc, const T& v) { return acc + static_cast<double>(key(v)); };
     EXPECT_EQ(std::accumulate(d.c.begin(), d.c.end(), 0.0, add),
               std::accumulate(d.model.begin(), d.model.end(), 0.0, add));
-    EXPECT_TRUE(std::equal(d.c.begin(), d.c.end(), d.model.begin(), d.model.end(),
-                           same_value<T>{}));
+    EXPECT_TRUE(
+        std::equal(d.c.begin(), d.c.end(), d.model.begin(), d.model.end(), same_value<T>{}));
     EXPECT_TRUE(std::ranges::equal(d.c, d.model, same_value<T>{}));
     // The proxy compares with a value and with another proxy, leafwise, so the classic
     // std::equal works without T having an operator==. (std::ranges::equal with its default

@@ -110,8 +110,7 @@ TYPED_TEST(aliasing, insert_count_copies_of_own_element) {
                     std::vector<T> m;
                     fill_tight(c, m, g, 10);
                     if (!grow) c.reserve(c.size() + count);
-                    c.insert(c.begin() + static_cast<std::ptrdiff_t>(at), count,
-                             own_element(c, k));
+                    c.insert(c.begin() + static_cast<std::ptrdiff_t>(at), count, own_element(c, k));
                     m.insert(m.begin() + static_cast<std::ptrdiff_t>(at), count, T(m[k]));
                     ASSERT_TRUE(container_matches(c, m))
                         << "insert " << count << " at " << at << " of element " << k;

@@ -96,8 +96,7 @@ void expect_leaves_at(const T& obj, const std::array<const void*, N>& members) {
                 EXPECT_EQ(static_cast<const void*>(&layout::detail::leaf_ref<L>(obj)), members[L]);
             }(),
             ...);
-    }
-    (std::make_index_sequence<N>{});
+    }(std::make_index_sequence<N>{});
 }
 
 TEST(alignas_offsets, are_the_compilers) {

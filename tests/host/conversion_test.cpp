@@ -20,14 +20,15 @@ struct layout_pair {
     using dst = Dst;
 };
 
-#define LAYOUT_TEST_PAIRS_FROM(S)                                                                \
-    layout_pair<S, aos_layout>, layout_pair<S, soa_layout>, layout_pair<S, aosoa_layout<4>>,     \
-        layout_pair<S, aosoa_layout<32>>, layout_pair<S, aosoa_layout<3>>,                       \
+#define LAYOUT_TEST_PAIRS_FROM(S)                                                                  \
+    layout_pair<S, aos_layout>, layout_pair<S, soa_layout>, layout_pair<S, aosoa_layout<4>>,       \
+        layout_pair<S, aosoa_layout<32>>, layout_pair<S, aosoa_layout<3>>,                         \
         layout_pair<S, split_aos_soa>, layout_pair<S, split_aosoa_aos>
 
 using all_pairs =
     ::testing::Types<LAYOUT_TEST_PAIRS_FROM(aos_layout), LAYOUT_TEST_PAIRS_FROM(soa_layout),
-                     LAYOUT_TEST_PAIRS_FROM(aosoa_layout<4>), LAYOUT_TEST_PAIRS_FROM(aosoa_layout<32>),
+                     LAYOUT_TEST_PAIRS_FROM(aosoa_layout<4>),
+                     LAYOUT_TEST_PAIRS_FROM(aosoa_layout<32>),
                      LAYOUT_TEST_PAIRS_FROM(aosoa_layout<3>), LAYOUT_TEST_PAIRS_FROM(split_aos_soa),
                      LAYOUT_TEST_PAIRS_FROM(split_aosoa_aos)>;
 

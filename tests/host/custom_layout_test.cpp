@@ -5,7 +5,6 @@
 #include <layout/algorithms.hpp>
 #include <layout/for_each.hpp>
 #include <layout/layout.hpp>
-#include <layout/layout.hpp>
 
 #include <gtest/gtest.h>
 

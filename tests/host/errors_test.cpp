@@ -233,8 +233,13 @@ TYPED_TEST(allocation_failure, growing_operations_are_strong) {
         "insert(pos, first, last)", full, [&](C& c) { c.insert(c.end(), src.begin(), src.end()); },
         with([&](std::vector<T>& m) { m.insert(m.end(), src.begin(), src.end()); }));
     for_each_failure_point<T>(
-        "insert(pos, {...})", full, [&](C& c) { c.insert(c.begin() + 1, {v, v}); },
-        with([&](std::vector<T>& m) { m.insert(m.begin() + 1, {v, v}); }));
+        "insert(pos, {...})", full,
+        [&](C& c) {
+            c.insert(c.begin() + 1, {v, v});
+        },
+        with([&](std::vector<T>& m) {
+            m.insert(m.begin() + 1, {v, v});
+        }));
     for_each_failure_point<T>(
         "shrink_to_fit",
         [&] {
@@ -254,7 +259,7 @@ TYPED_TEST(allocation_failure, growing_operations_are_strong) {
         "copy assignment from an lvalue", full, [&](C& c) { c = other; },
         with([&](std::vector<T>& m) { m = big; }));
     const layout::vector<T, layout::policy::aosoa<3>, failing_memory> other_layout(big.begin(),
-                                                                                  big.end());
+                                                                                   big.end());
     for_each_failure_point<T>(
         "converting assignment", full, [&](C& c) { c = other_layout; },
         with([&](std::vector<T>& m) { m = big; }));
@@ -276,7 +281,7 @@ TYPED_TEST(allocation_failure, assignment_within_capacity_does_not_allocate) {
     const C same(src.begin(), src.end());
     const layout::vector<T, layout::policy::soa, failing_memory> soa_src(src.begin(), src.end());
     const layout::vector<T, layout::policy::aosoa<3>, failing_memory> blocks_src(src.begin(),
-                                                                                src.end());
+                                                                                 src.end());
     const layout::vector<T, layout::policy::aos> host_src(src.begin(), src.end());
     const auto attempt = [&](const char* what, auto op, const std::vector<T>& want) {
         SCOPED_TRACE(what);
@@ -289,22 +294,42 @@ TYPED_TEST(allocation_failure, assignment_within_capacity_does_not_allocate) {
         EXPECT_EQ(c.capacity(), capacity);
         EXPECT_TRUE(container_matches(c, want));
     };
-    attempt("copy assignment", [&](C& c) { c = same; }, src);
-    attempt("from SoA", [&](C& c) { c = soa_src; }, src);
-    attempt("from AoSoA<3>", [&](C& c) { c = blocks_src; }, src);
-    attempt("from another memory space", [&](C& c) { c = host_src; }, src);
-    attempt("assign(n, value)", [&](C& c) { c.assign(45, v); }, std::vector<T>(45, v));
-    attempt("initializer list", [&](C& c) { c = {v, src[3]}; }, std::vector<T>{v, src[3]});
-    attempt("assign(initializer list)", [&](C& c) { c.assign({src[1], v, v}); },
-            std::vector<T>{src[1], v, v});
-    attempt("growing within capacity", [&](C& c) {
-        c.resize(10);
-        c = same;
-    }, src);
-    attempt("self-assignment", [&](C& c) {
-        const C& alias = c;
-        c = alias;
-    }, init);
+    attempt(
+        "copy assignment", [&](C& c) { c = same; }, src);
+    attempt(
+        "from SoA", [&](C& c) { c = soa_src; }, src);
+    attempt(
+        "from AoSoA<3>", [&](C& c) { c = blocks_src; }, src);
+    attempt(
+        "from another memory space", [&](C& c) { c = host_src; }, src);
+    attempt(
+        "assign(n, value)", [&](C& c) { c.assign(45, v); }, std::vector<T>(45, v));
+    attempt(
+        "initializer list",
+        [&](C& c) {
+            c = {v, src[3]};
+        },
+        std::vector<T>{v, src[3]});
+    attempt(
+        "assign(initializer list)",
+        [&](C& c) {
+            c.assign({src[1], v, v});
+        },
+        std::vector<T>{src[1], v, v});
+    attempt(
+        "growing within capacity",
+        [&](C& c) {
+            c.resize(10);
+            c = same;
+        },
+        src);
+    attempt(
+        "self-assignment",
+        [&](C& c) {
+            const C& alias = c;
+            c = alias;
+        },
+        init);
 }
 
 /// Constructors that fail leave nothing behind: the source is unchanged and no block leaks.
@@ -314,9 +339,10 @@ TYPED_TEST(allocation_failure, constructors_do_not_leak) {
     std::mt19937 g(2);
     const std::vector<T> init = random_values<T>(g, 70);
     const C source(init.begin(), init.end());
-    const layout::vector<T, layout::policy::soa, failing_memory> soa_source(init.begin(), init.end());
+    const layout::vector<T, layout::policy::soa, failing_memory> soa_source(init.begin(),
+                                                                            init.end());
     const layout::vector<T, layout::policy::aosoa<32>, failing_memory> blocks_source(init.begin(),
-                                                                                    init.end());
+                                                                                     init.end());
     const auto attempt = [&](const char* what, auto construct) {
         SCOPED_TRACE(what);
         for (long n = 1; n < 5; ++n) {
@@ -427,7 +453,19 @@ TYPED_TEST(allocation_failure, length_error_past_max_size) {
 /// Runs statement in a child process and exits 0 if it threw std::length_error, 1 for another
 /// exception, 2 if it returned: a size computation that wraps around can crash instead, and
 /// that must fail the test, not the test program.
-#define EXPECT_LENGTH_ERROR_IN_CHILD(statement)                                                       EXPECT_EXIT(                                                                                           {                                                                                                      try {                                                                                                  statement;                                                                                     } catch (const std::length_error&) {                                                                   std::exit(0);                                                                                  } catch (...) {                                                                                        std::exit(1);                                                                                  }                                                                                                  std::exit(2);                                                                                  },                                                                                                 ::testing::ExitedWithCode(0), "")
+#define EXPECT_LENGTH_ERROR_IN_CHILD(statement)                                                    \
+    EXPECT_EXIT(                                                                                   \
+        {                                                                                          \
+            try {                                                                                  \
+                statement;                                                                         \
+            } catch (const std::length_error&) {                                                   \
+                std::exit(0);                                                                      \
+            } catch (...) {                                                                        \
+                std::exit(1);                                                                      \
+            }                                                                                      \
+            std::exit(2);                                                                          \
+        },                                                                                         \
+        ::testing::ExitedWithCode(0), "")
 
 /// Like std::vector, the count constructor and insert(pos, count, value) check the size against
 /// max_size(). Without that check, n * sizeof(T) wraps around: vector(1 << 60) of 32-byte

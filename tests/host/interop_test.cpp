@@ -53,10 +53,12 @@ static_assert(std::is_same_v<decltype(std::declval<layout::view<const Body, layo
                                           .column<&Body::pos, &Vec3::y>()
                                           .span()),
                              std::span<const float>>);
-static_assert(std::is_same_v<decltype(std::declval<layout::soa_vector<Body>&>().column<&Body::id>().span()),
-                             std::span<int>>);
-static_assert(std::is_same_v<decltype(layout::strided_span(std::declval<aos_p&>().column<&Particle::x>())),
-                             layout::strided_span<float>>);
+static_assert(
+    std::is_same_v<decltype(std::declval<layout::soa_vector<Body>&>().column<&Body::id>().span()),
+                   std::span<int>>);
+static_assert(
+    std::is_same_v<decltype(layout::strided_span(std::declval<aos_p&>().column<&Particle::x>())),
+                   layout::strided_span<float>>);
 
 // What each layout's column has, from the layout's facts: span() where contiguous (SoA), data()
 // and stride() where strided (SoA, AoS), neither for AoSoA (index it, or mdspan() on the device).
@@ -75,7 +77,8 @@ static_assert(std::ranges::view<strided>);
 static_assert(std::ranges::borrowed_range<strided>);
 static_assert(std::ranges::output_range<strided, float>);
 static_assert(!std::ranges::output_range<layout::strided_span<const float>, float>);
-static_assert(std::is_trivially_copyable_v<strided> && std::is_trivially_copyable_v<strided::iterator>);
+static_assert(std::is_trivially_copyable_v<strided> &&
+              std::is_trivially_copyable_v<strided::iterator>);
 static_assert(std::is_convertible_v<strided, layout::strided_span<const float>>);
 static_assert(std::sortable<strided::iterator>);
 
@@ -93,7 +96,8 @@ static_assert(std::sortable<std::ranges::iterator_t<leaves>>);
 // and const rvalue containers alike; lvalues and views (which own nothing), rvalue or not, are
 // fine. (The diagnostic: compile_fail/column_of_temporary.cpp.)
 template <class X>
-constexpr bool column_of_is_allowed = requires { std::declval<X>().template column<&Particle::x>(); };
+constexpr bool column_of_is_allowed =
+    requires { std::declval<X>().template column<&Particle::x>(); };
 static_assert(column_of_is_allowed<soa_p&> && column_of_is_allowed<const soa_p&>);
 static_assert(!column_of_is_allowed<soa_p> && !column_of_is_allowed<soa_p&&> &&
               !column_of_is_allowed<const soa_p&&>);
@@ -110,9 +114,8 @@ constexpr bool container_iterators_are_random_access() {
     static_assert(std::random_access_iterator<typename C::view_type::iterator>);
     static_assert(std::ranges::random_access_range<C>);
     static_assert(std::ranges::random_access_range<typename C::view_type>);
-    static_assert(std::sortable<typename C::iterator, std::ranges::less, decltype([](const typename C::value_type& v) {
-                                    return v.x;
-                                })>);
+    static_assert(std::sortable<typename C::iterator, std::ranges::less,
+                                decltype([](const typename C::value_type& v) { return v.x; })>);
     return true;
 }
 static_assert(container_iterators_are_random_access<soa_p>());
@@ -179,7 +182,7 @@ TEST(column_as_span, ranges_algorithms_on_one_column_touch_only_that_column) {
     for (std::size_t i = 0; i < c.size(); ++i) {
         const Particle now = c[i], old = before[i];
         EXPECT_EQ(now.mass, masses[i]);
-        EXPECT_EQ(now.x, old.x);  // every other column as it was
+        EXPECT_EQ(now.x, old.x); // every other column as it was
         EXPECT_EQ(now.charge, old.charge);
     }
 
@@ -198,7 +201,8 @@ TEST(column_as_span, span_of_a_view_column_and_of_user_owned_columns) {
     const std::span<double> y = v.column<&XY::y>().span();
     EXPECT_EQ(y.data(), ys.data());
     EXPECT_EQ(y.size(), 3u);
-    const std::span<const float> x = layout::view<const XY, layout::policy::soa>(v).column<&XY::x>().span();
+    const std::span<const float> x =
+        layout::view<const XY, layout::policy::soa>(v).column<&XY::x>().span();
     EXPECT_TRUE(std::ranges::equal(x, xs));
 }
 
@@ -242,8 +246,8 @@ TEST(column_stride, mixed_leaf_sizes_and_nested_members) {
     const layout::view<M, layout::policy::aos> v(data.data(), data.size());
     const auto f = layout::strided_span(v.column<&M::f>());
     const auto d = layout::strided_span(v.column<&M::d>());
-    EXPECT_EQ(f.stride(), 4u);  // 16-byte element, 4-byte leaf
-    EXPECT_EQ(d.stride(), 2u);  // 16-byte element, 8-byte leaf
+    EXPECT_EQ(f.stride(), 4u); // 16-byte element, 4-byte leaf
+    EXPECT_EQ(d.stride(), 2u); // 16-byte element, 8-byte leaf
     EXPECT_TRUE(std::ranges::equal(f, std::vector<float>{2, 5, 8}));
     EXPECT_TRUE(std::ranges::equal(d, std::vector<double>{1, 4, 7}));
 
@@ -316,13 +320,14 @@ TEST(strided_span, iterators_of_a_stride_count_elements) {
 // ---- columns of any layout as ranges --------------------------------------------------------
 
 TEST(column_as_range, aosoa_column_equals_the_elements_and_sorts_in_place) {
-    auto c = random_container<aosoa_p>(23);  // a partial last block
+    auto c = random_container<aosoa_p>(23); // a partial last block
     const layout::aos_vector<Particle> before = c;
     auto m = c.column<&Particle::mass>();
     static_assert(std::ranges::random_access_range<decltype(m)>);
     static_assert(std::same_as<std::ranges::range_reference_t<decltype(m)>, float&>);
     ASSERT_EQ(std::ranges::size(m), c.size());
-    for (std::size_t i = 0; i < c.size(); ++i) EXPECT_EQ(&m[i], &layout::get<&Particle::mass>(c[i]));
+    for (std::size_t i = 0; i < c.size(); ++i)
+        EXPECT_EQ(&m[i], &layout::get<&Particle::mass>(c[i]));
 
     std::ranges::sort(m);
     EXPECT_TRUE(std::ranges::is_sorted(m));
@@ -333,12 +338,10 @@ TEST(column_as_range, same_values_in_every_layout) {
     const auto s = random_container<soa_p>(50);
     const aos_p a = s;
     const aosoa_p b = s;
-    EXPECT_TRUE(std::ranges::equal(s.column<&Particle::y>(),
-                                   s.column<&Particle::y>().span()));
+    EXPECT_TRUE(std::ranges::equal(s.column<&Particle::y>(), s.column<&Particle::y>().span()));
     EXPECT_TRUE(std::ranges::equal(a.column<&Particle::y>(),
                                    layout::strided_span(a.column<&Particle::y>())));
-    EXPECT_TRUE(std::ranges::equal(b.column<&Particle::y>(),
-                                   s.column<&Particle::y>().span()));
+    EXPECT_TRUE(std::ranges::equal(b.column<&Particle::y>(), s.column<&Particle::y>().span()));
 }
 
 // ---- the containers with std::ranges algorithms and adaptors ---------------------------------
@@ -369,7 +372,8 @@ TYPED_TEST(container_ranges, ranges_sort_by_projection) {
 TYPED_TEST(container_ranges, views_transform_and_filter_over_a_view) {
     auto c = random_container<TypeParam>(40);
     const auto v = c.view();
-    auto speeds = v | std::views::transform([](const Particle& p) { return p.vx * p.vx + p.vy * p.vy; });
+    auto speeds =
+        v | std::views::transform([](const Particle& p) { return p.vx * p.vx + p.vy * p.vy; });
     std::vector<float> expected;
     for (std::size_t i = 0; i < c.size(); ++i) {
         const Particle p = c[i];
@@ -388,7 +392,7 @@ TYPED_TEST(container_ranges, views_transform_and_filter_over_a_view) {
     }
 
     auto last_z = v | std::views::reverse | std::views::take(3) |
-                        std::views::transform([](const Particle& p) { return p.z; });
+                  std::views::transform([](const Particle& p) { return p.z; });
     std::vector<float> last3(last_z.begin(), last_z.end());
     ASSERT_EQ(last3.size(), 3u);
     EXPECT_EQ(last3[0], Particle(c[c.size() - 1]).z);

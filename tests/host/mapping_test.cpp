@@ -101,8 +101,7 @@ constexpr proof prove(std::size_t capacity) {
                 const std::size_t first = i - i % lanes; // first element of i's block
                 if (offset != map::offset(first, l, capacity) + (i % lanes) * size)
                     return broken("AoSoA lanes of a leaf are not contiguous", capacity, i, l);
-                if (i >= lanes &&
-                    offset != map::offset(i - lanes, l, capacity) + map::block_bytes)
+                if (i >= lanes && offset != map::offset(i - lanes, l, capacity) + map::block_bytes)
                     return broken("AoSoA blocks are not block_bytes apart", capacity, i, l);
             } else if constexpr (is_split_v<Layout>) {
                 const std::size_t second = map::second_offset(capacity);
@@ -190,16 +189,18 @@ using hot_xyz = policy::split<policy::aos, policy::soa, &Particle::x, &Particle:
 static_assert(mapping<Particle, hot_xyz>::offset(5, 2, 100) == 5 * 12 + 8);
 static_assert(mapping<Particle, hot_xyz>::offset(5, 3, 100) == 1280 + 5 * 4);
 static_assert(mapping<Particle, hot_xyz>::offset(5, 4, 100) == 1280 + 768 + 5 * 4);
-static_assert(mapping<Particle, policy::split<policy::aosoa<32>, policy::aosoa<8>, 0>>::rounded_capacity(33) == 64);
+static_assert(
+    mapping<Particle, policy::split<policy::aosoa<32>, policy::aosoa<8>, 0>>::rounded_capacity(
+        33) == 64);
 static_assert(mapping<Mixed, policy::aosoa<4>>::block_bytes == 32 + 16 + 4 + 4);
 
 // Each layout provides what layouts/concept.hpp lists (custom_layout_test adds one of a user's;
 // compile_fail/layout_policy_compiles.cpp states the same under nvcc).
-static_assert(layout::layout_policy<policy::aos, two> && layout::layout_policy<policy::soa, two> &&
-              layout::layout_policy<policy::aosoa<32>, two> &&
-              layout::layout_policy<policy::aosoa<1>, Particle> &&
-              layout::layout_policy<hot_xyz, Particle> &&
-              layout::layout_policy<policy::split<policy::aosoa<32>, policy::aosoa<8>, 0>, Particle>);
+static_assert(
+    layout::layout_policy<policy::aos, two> && layout::layout_policy<policy::soa, two> &&
+    layout::layout_policy<policy::aosoa<32>, two> &&
+    layout::layout_policy<policy::aosoa<1>, Particle> && layout::layout_policy<hot_xyz, Particle> &&
+    layout::layout_policy<policy::split<policy::aosoa<32>, policy::aosoa<8>, 0>, Particle>);
 
 // ---- The same proofs at run time, with the failure spelled out --------------------------------
 
@@ -245,11 +246,10 @@ TEST(mapping, holds_in_constant_evaluation_too) {
 // ---- Views are plain handles ----------------------------------------------------------------
 
 template <class T, class Layout>
-constexpr bool is_plain_handle_v =
-    std::is_trivially_copyable_v<layout::view<T, Layout>> &&
-    std::is_standard_layout_v<layout::view<T, Layout>> &&
-    std::is_trivially_copyable_v<layout::view<const T, Layout>> &&
-    std::is_standard_layout_v<layout::view<const T, Layout>>;
+constexpr bool is_plain_handle_v = std::is_trivially_copyable_v<layout::view<T, Layout>> &&
+                                   std::is_standard_layout_v<layout::view<T, Layout>> &&
+                                   std::is_trivially_copyable_v<layout::view<const T, Layout>> &&
+                                   std::is_standard_layout_v<layout::view<const T, Layout>>;
 
 template <class T>
 constexpr bool views_are_plain_handles =

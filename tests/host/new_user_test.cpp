@@ -62,7 +62,8 @@ void drift_atoms(View atoms, double dt) {
 Particle make_particle(std::mt19937& g, int id) {
     std::uniform_int_distribution<int> d(-4000, 4000);
     const auto f = [&] { return static_cast<float>(d(g)) / 8.0f; };
-    return {f(), f(), f(), f(), f(), f(), 1.0f + static_cast<float>(id % 3), static_cast<float>(id)};
+    return {
+        f(), f(), f(), f(), f(), f(), 1.0f + static_cast<float>(id % 3), static_cast<float>(id)};
 }
 
 Atom make_atom(std::mt19937& g, int id) {
@@ -108,7 +109,8 @@ Container particle_program_through_views(Container particles) {
     for (int step = 0; step < 3; ++step) {
         // a read-only view (or span of const) is enough to compute a total
         double total = 0;
-        for (std::size_t i = 0; i < particles.size(); ++i) total += static_cast<Particle>(particles[i]).mass;
+        for (std::size_t i = 0; i < particles.size(); ++i)
+            total += static_cast<Particle>(particles[i]).mass;
         drift(view_of(particles), total > 0 ? 0.5f : 0.25f);
         std::stable_sort(particles.begin(), particles.end(),
                          [](const Particle& a, const Particle& b) { return a.vx < b.vx; });

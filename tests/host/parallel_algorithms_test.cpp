@@ -7,7 +7,6 @@
 #include "host/test_types.hpp"
 
 #include <layout/layout.hpp>
-#include <layout/layout.hpp>
 
 #include <gtest/gtest.h>
 
@@ -25,11 +24,11 @@ namespace {
 using layout_test::all_combos;
 using layout_test::combo_names;
 using layout_test::Particle;
-using layout_test::shifted;
 using layout_test::random_indices;
 using layout_test::random_permutation;
 using layout_test::random_values;
 using layout_test::same_values;
+using layout_test::shifted;
 using layout_test::to_std;
 
 /// Threads from one element on, so that small test sizes take the threaded paths.
@@ -113,7 +112,8 @@ TYPED_TEST(parallel_algorithms, gather_scatter_permute) {
         const auto idx = random_indices<int>(g, n + 17, n);
         if (n > 0) {
             std::vector<T> want(idx.size());
-            for (std::size_t i = 0; i < idx.size(); ++i) want[i] = values[static_cast<std::size_t>(idx[i])];
+            for (std::size_t i = 0; i < idx.size(); ++i)
+                want[i] = values[static_cast<std::size_t>(idx[i])];
             C serial(idx.size()), parallel(idx.size());
             layout::soa_vector<T> converted(idx.size());
             layout::gather(layout::exec::serial, src, idx, serial);

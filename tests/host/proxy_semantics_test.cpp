@@ -14,8 +14,8 @@
 #include <algorithm>
 #include <compare>
 #include <cstring>
-#include <limits>
 #include <functional>
+#include <limits>
 #include <vector>
 
 // clang 14 cannot compile libstdc++ 12's std::ranges::subrange (what std::ranges::rotate returns),
@@ -165,8 +165,8 @@ TYPED_TEST(proxy_semantics, a_moved_proxy_keeps_the_value_for_rvalue_reads) {
     std::mt19937 g(12);
     std::vector<Particle> m = random_values<Particle>(g, 4);
     C c(m.begin(), m.end());
-    auto t = std::move(*c.begin()); // as libstdc++'s ranges::rotate does
-    c[0] = m[1];                    // the element is overwritten...
+    auto t = std::move(*c.begin());       // as libstdc++'s ranges::rotate does
+    c[0] = m[1];                          // the element is overwritten...
     EXPECT_TRUE(same(Particle(t), m[1])); // read as an lvalue, t reads the element
     c[3] = std::move(t);                  // ...and what t keeps is stored back
     EXPECT_TRUE(same(Particle(c[3]), m[0]));
@@ -200,7 +200,12 @@ void expect_equality_like_vector(std::mt19937& g) {
 
         // container ==: equal ids, different payloads
         std::vector<T> m2 = m;
-        for (auto& x : m2) x = [&] { T y = make<T>(g); y.id = x.id; return y; }();
+        for (auto& x : m2)
+            x = [&] {
+                T y = make<T>(g);
+                y.id = x.id;
+                return y;
+            }();
         const layout::aosoa<T, 4> other(m2.begin(), m2.end());
         EXPECT_TRUE(c == other);
         EXPECT_TRUE(m == m2);

@@ -145,8 +145,8 @@ void expect_leaves_at(T& obj, const std::array<const void*, N>& members) {
 
 TEST(reflect, particle_leaves_are_its_members) {
     Particle p{};
-    expect_leaves_at(p, std::array<const void*, 8>{&p.x, &p.y, &p.z, &p.vx, &p.vy, &p.vz, &p.m,
-                                                   &p.q});
+    expect_leaves_at(p,
+                     std::array<const void*, 8>{&p.x, &p.y, &p.z, &p.vx, &p.vy, &p.vz, &p.m, &p.q});
 }
 
 TEST(reflect, mixed_leaves_are_its_members) {
@@ -156,15 +156,15 @@ TEST(reflect, mixed_leaves_are_its_members) {
 
 TEST(reflect, nested_leaves_are_its_members) {
     Nested n{};
-    expect_leaves_at(n, std::array<const void*, 7>{&n.pos.x, &n.pos.y, &n.pos.z, &n.v[0],
-                                                   &n.v[1], &n.v[2], &n.id});
+    expect_leaves_at(n, std::array<const void*, 7>{&n.pos.x, &n.pos.y, &n.pos.z, &n.v[0], &n.v[1],
+                                                   &n.v[2], &n.id});
 }
 
 TEST(reflect, grid_leaves_are_its_members) {
     Grid g{};
     expect_leaves_at(g, std::array<const void*, 8>{&g.tag, &g.cells[0][0], &g.cells[0][1],
-                                                   &g.cells[1][0], &g.cells[1][1],
-                                                   &g.cells[2][0], &g.cells[2][1], &g.w});
+                                                   &g.cells[1][0], &g.cells[1][1], &g.cells[2][0],
+                                                   &g.cells[2][1], &g.w});
 }
 
 TEST(reflect, field_index_of_member_pointers) {
@@ -257,10 +257,9 @@ TEST(reflect, alignas_members_are_where_the_compiler_put_them) {
 TEST(reflect, nested_alignas_members_are_where_the_compiler_put_them) {
     Composite c{};
     expect_leaves_at(c, std::array<const void*, 18>{&c.tag, &c.v.x, &c.v.y, &c.v.z, &c.i,
-                                                    &c.ps[0].a, &c.ps[0].b, &c.ps[0].c,
-                                                    &c.ps[1].a, &c.ps[1].b, &c.ps[1].c, &c.on,
-                                                    &c.kind, &c.o.d, &c.o.a, &c.o.b, &c.o.f,
-                                                    &c.d});
+                                                    &c.ps[0].a, &c.ps[0].b, &c.ps[0].c, &c.ps[1].a,
+                                                    &c.ps[1].b, &c.ps[1].c, &c.on, &c.kind, &c.o.d,
+                                                    &c.o.a, &c.o.b, &c.o.f, &c.d});
 }
 
 TEST(reflect, offsets_past_255_bytes) {
@@ -292,8 +291,8 @@ TEST(reflect, structs_past_4_kib) {
 
 TEST(reflect, pointer_and_long_double_members) {
     WithPointer w{};
-    expect_leaves_at(w, std::array<const void*, 6>{&w.c, &w.p, &w.padded.a, &w.padded.b,
-                                                   &w.padded.c, &w.n});
+    expect_leaves_at(
+        w, std::array<const void*, 6>{&w.c, &w.p, &w.padded.a, &w.padded.b, &w.padded.c, &w.n});
     WithLongDouble d{};
     expect_leaves_at(d, std::array<const void*, 5>{&d.c, &d.x, &d.s[0], &d.s[1], &d.s[2]});
 }
@@ -335,20 +334,20 @@ struct with_defaulted_reference {
 };
 struct with_many_fields { // 101
     std::array<float, 1> f0;
-    float f1, f2, f3, f4, f5, f6, f7, f8, f9, f10, f11, f12, f13, f14, f15, f16, f17, f18, f19,
+    float f1, f2, f3, f4, f5, f6, f7, f8, f9, f10, f11, f12, f13, f14, f15, f16, f17, f18, f19, f20,
+        f21, f22, f23, f24, f25, f26, f27, f28, f29, f30, f31, f32, f33, f34, f35, f36, f37, f38,
+        f39, f40, f41, f42, f43, f44, f45, f46, f47, f48, f49, f50, f51, f52, f53, f54, f55, f56,
+        f57, f58, f59, f60, f61, f62, f63, f64, f65, f66, f67, f68, f69, f70, f71, f72, f73, f74,
+        f75, f76, f77, f78, f79, f80, f81, f82, f83, f84, f85, f86, f87, f88, f89, f90, f91, f92,
+        f93, f94, f95, f96, f97, f98, f99, f100;
+};
+struct with_100_fields {
+    float f0, f1, f2, f3, f4, f5, f6, f7, f8, f9, f10, f11, f12, f13, f14, f15, f16, f17, f18, f19,
         f20, f21, f22, f23, f24, f25, f26, f27, f28, f29, f30, f31, f32, f33, f34, f35, f36, f37,
         f38, f39, f40, f41, f42, f43, f44, f45, f46, f47, f48, f49, f50, f51, f52, f53, f54, f55,
         f56, f57, f58, f59, f60, f61, f62, f63, f64, f65, f66, f67, f68, f69, f70, f71, f72, f73,
         f74, f75, f76, f77, f78, f79, f80, f81, f82, f83, f84, f85, f86, f87, f88, f89, f90, f91,
-        f92, f93, f94, f95, f96, f97, f98, f99, f100;
-};
-struct with_100_fields {
-    float f0, f1, f2, f3, f4, f5, f6, f7, f8, f9, f10, f11, f12, f13, f14, f15, f16, f17, f18,
-        f19, f20, f21, f22, f23, f24, f25, f26, f27, f28, f29, f30, f31, f32, f33, f34, f35, f36,
-        f37, f38, f39, f40, f41, f42, f43, f44, f45, f46, f47, f48, f49, f50, f51, f52, f53, f54,
-        f55, f56, f57, f58, f59, f60, f61, f62, f63, f64, f65, f66, f67, f68, f69, f70, f71, f72,
-        f73, f74, f75, f76, f77, f78, f79, f80, f81, f82, f83, f84, f85, f86, f87, f88, f89, f90,
-        f91, f92, f93, f94, f95, f96, f97, f98, f99;
+        f92, f93, f94, f95, f96, f97, f98, f99;
 };
 
 TEST(reflect, more_rejected_types_say_why) {
@@ -395,12 +394,12 @@ struct alignas_next_to_pointer {
     float* p;
 };
 struct bit_field_100th {
-    float f0, f1, f2, f3, f4, f5, f6, f7, f8, f9, f10, f11, f12, f13, f14, f15, f16, f17, f18,
-        f19, f20, f21, f22, f23, f24, f25, f26, f27, f28, f29, f30, f31, f32, f33, f34, f35, f36,
-        f37, f38, f39, f40, f41, f42, f43, f44, f45, f46, f47, f48, f49, f50, f51, f52, f53, f54,
-        f55, f56, f57, f58, f59, f60, f61, f62, f63, f64, f65, f66, f67, f68, f69, f70, f71, f72,
-        f73, f74, f75, f76, f77, f78, f79, f80, f81, f82, f83, f84, f85, f86, f87, f88, f89, f90,
-        f91, f92, f93, f94, f95, f96, f97, f98;
+    float f0, f1, f2, f3, f4, f5, f6, f7, f8, f9, f10, f11, f12, f13, f14, f15, f16, f17, f18, f19,
+        f20, f21, f22, f23, f24, f25, f26, f27, f28, f29, f30, f31, f32, f33, f34, f35, f36, f37,
+        f38, f39, f40, f41, f42, f43, f44, f45, f46, f47, f48, f49, f50, f51, f52, f53, f54, f55,
+        f56, f57, f58, f59, f60, f61, f62, f63, f64, f65, f66, f67, f68, f69, f70, f71, f72, f73,
+        f74, f75, f76, f77, f78, f79, f80, f81, f82, f83, f84, f85, f86, f87, f88, f89, f90, f91,
+        f92, f93, f94, f95, f96, f97, f98;
     int f99 : 32;
 };
 static_assert(layout::detail::has_bit_field<full_width_next_to_pointer>());

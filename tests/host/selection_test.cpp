@@ -88,10 +88,10 @@ TYPED_TEST(selections, stores_only_the_chosen_fields) {
         const auto sel = c.template select<0, 2>();
         const auto from = o.template select<0, 2>();
         ASSERT_EQ(sel.size(), n);
-        for (std::size_t i = 0; i < n; i += 2) sel[i] = from[i];      // proxy to proxy
+        for (std::size_t i = 0; i < n; i += 2) sel[i] = from[i]; // proxy to proxy
         for (std::size_t i = 1; i < n; i += 2) {
             const typename decltype(sel)::value_type values = from[i]; // load
-            sel[i] = values;                                          // store
+            sel[i] = values;                                           // store
         }
         for (std::size_t i = 0; i < n; ++i) model[i] = with_fields_0_2_of(model[i], other[i]);
         EXPECT_TRUE(matches(c, model));

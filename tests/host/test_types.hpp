@@ -122,11 +122,17 @@ inline std::ostream& operator<<(std::ostream& os, const Body& v) {
 template <class T>
 std::string type_name();
 template <>
-inline std::string type_name<Particle>() { return "Particle"; }
+inline std::string type_name<Particle>() {
+    return "Particle";
+}
 template <>
-inline std::string type_name<Mixed>() { return "Mixed"; }
+inline std::string type_name<Mixed>() {
+    return "Mixed";
+}
 template <>
-inline std::string type_name<Body>() { return "Body"; }
+inline std::string type_name<Body>() {
+    return "Body";
+}
 
 // ---- random values --------------------------------------------------------------------------------
 
@@ -271,13 +277,13 @@ struct combo {
     using const_view = layout::view<const T, policy>;
 };
 
-#define LAYOUT_TEST_COMBOS_OF(T)                                                                 \
-    ::layout_test::combo<T, ::layout_test::aos_layout>,                                          \
-        ::layout_test::combo<T, ::layout_test::soa_layout>,                                      \
-        ::layout_test::combo<T, ::layout_test::aosoa_layout<4>>,                                 \
-        ::layout_test::combo<T, ::layout_test::aosoa_layout<32>>,                                \
-        ::layout_test::combo<T, ::layout_test::aosoa_layout<3>>,                                 \
-        ::layout_test::combo<T, ::layout_test::split_aos_soa>,                                   \
+#define LAYOUT_TEST_COMBOS_OF(T)                                                                   \
+    ::layout_test::combo<T, ::layout_test::aos_layout>,                                            \
+        ::layout_test::combo<T, ::layout_test::soa_layout>,                                        \
+        ::layout_test::combo<T, ::layout_test::aosoa_layout<4>>,                                   \
+        ::layout_test::combo<T, ::layout_test::aosoa_layout<32>>,                                  \
+        ::layout_test::combo<T, ::layout_test::aosoa_layout<3>>,                                   \
+        ::layout_test::combo<T, ::layout_test::split_aos_soa>,                                     \
         ::layout_test::combo<T, ::layout_test::split_aosoa_aos>
 
 /// Every (element type, layout) pair.
@@ -293,9 +299,8 @@ struct combo_names {
 };
 
 /// Every layout.
-using all_layouts =
-    ::testing::Types<aos_layout, soa_layout, aosoa_layout<4>, aosoa_layout<32>, aosoa_layout<3>,
-                     split_aos_soa, split_aosoa_aos>;
+using all_layouts = ::testing::Types<aos_layout, soa_layout, aosoa_layout<4>, aosoa_layout<32>,
+                                     aosoa_layout<3>, split_aos_soa, split_aosoa_aos>;
 
 /// Test names such as `aosoa32` for suites over all_layouts.
 struct layout_names {
@@ -388,12 +393,14 @@ layout::view<T, L> shifted(const layout::view<T, L>& v, std::ptrdiff_t by, std::
         using parts = typename layout::mapping<std::remove_const_t<T>, L>::parts;
         using first = layout::detail::copy_const_t<T, typename parts::first_type>;
         using second = layout::detail::copy_const_t<T, typename parts::second_type>;
-        s.first = shifted(layout::view<first, typename L::first_layout>(s.first, n), by, n).storage();
+        s.first =
+            shifted(layout::view<first, typename L::first_layout>(s.first, n), by, n).storage();
         s.second =
             shifted(layout::view<second, typename L::second_layout>(s.second, n), by, n).storage();
     } else {
-        s.data += by / static_cast<std::ptrdiff_t>(L::lanes) *
-                  static_cast<std::ptrdiff_t>(layout::mapping<std::remove_const_t<T>, L>::block_bytes);
+        s.data +=
+            by / static_cast<std::ptrdiff_t>(L::lanes) *
+            static_cast<std::ptrdiff_t>(layout::mapping<std::remove_const_t<T>, L>::block_bytes);
     }
     return layout::view<T, L>(s, n);
 }

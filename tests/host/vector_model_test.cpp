@@ -66,10 +66,14 @@ auto emplace_fields(C& c, const T& value) {
 /// begin, middle, end, or anywhere: insertion and erasure positions in [0, size].
 std::size_t pick_position(std::mt19937& g, std::size_t size) {
     switch (random_int(g, 0, 3)) {
-    case 0: return 0;
-    case 1: return size / 2;
-    case 2: return size;
-    default: return static_cast<std::size_t>(random_int(g, 0, static_cast<int>(size)));
+    case 0:
+        return 0;
+    case 1:
+        return size / 2;
+    case 2:
+        return size;
+    default:
+        return static_cast<std::size_t>(random_int(g, 0, static_cast<int>(size)));
     }
 }
 
@@ -238,8 +242,8 @@ TYPED_TEST(vector_model, insert_at_begin_middle_end) {
                 m.insert(m.begin() + static_cast<std::ptrdiff_t>(at), src.begin(), src.end());
                 break;
             case 3:
-                it = c.insert(c.begin() + static_cast<std::ptrdiff_t>(at), list.begin(),
-                              list.end());
+                it =
+                    c.insert(c.begin() + static_cast<std::ptrdiff_t>(at), list.begin(), list.end());
                 m.insert(m.begin() + static_cast<std::ptrdiff_t>(at), list.begin(), list.end());
                 break;
             case 4: {
@@ -585,7 +589,8 @@ TYPED_TEST(vector_model, random_operations) {
                 what = "insert a range of its own elements";
                 if (n == 0) break;
                 const std::size_t a = static_cast<std::size_t>(random_int(g, 0, int(n) - 1));
-                const std::size_t b = std::min(n, a + static_cast<std::size_t>(random_int(g, 0, 5)));
+                const std::size_t b =
+                    std::min(n, a + static_cast<std::size_t>(random_int(g, 0, 5)));
                 const std::size_t at = pick_position(g, n);
                 what = "insert(" + std::to_string(at) + ", own [" + std::to_string(a) + ", " +
                        std::to_string(b) + "))";
@@ -607,7 +612,8 @@ TYPED_TEST(vector_model, random_operations) {
             ASSERT_TRUE(container_matches(c, m))
                 << "seed " << seed << ", step " << step << ": after " << what;
         }
-        for (int op = 0; op < 32; ++op) EXPECT_GT(counts[op], 0) << "operation " << op << " never ran";
+        for (int op = 0; op < 32; ++op)
+            EXPECT_GT(counts[op], 0) << "operation " << op << " never ran";
     }
 }
 

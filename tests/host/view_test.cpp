@@ -7,9 +7,9 @@
 
 #include <algorithm>
 #include <cmath>
-#include <memory>
 #include <cstdint>
 #include <limits>
+#include <memory>
 #include <type_traits>
 #include <utility>
 #include <vector>
@@ -77,7 +77,8 @@ TYPED_TEST(views, read_only_views_do_not_write) {
     static_assert(!stores_leaf<layout::view<const Mixed, P>, &Mixed::b>);
     static_assert(
         std::is_same_v<decltype(layout::get<&Particle::x>(std::declval<CV>()[0])), const float&>);
-    static_assert(std::is_same_v<decltype(layout::get<&Particle::x>(std::declval<V>()[0])), float&>);
+    static_assert(
+        std::is_same_v<decltype(layout::get<&Particle::x>(std::declval<V>()[0])), float&>);
     // nested members of a read-only element are read-only too
     using CB = layout::view<const Body, P>;
     static_assert(!requires(CB v) { layout::get<&Body::pos>(v[0]) = Vec3{}; });
@@ -194,7 +195,8 @@ TYPED_TEST(views, structured_bindings_nested) {
         auto&& [pos, vel, id, pair, w] = c[k];
         static_assert(std::is_same_v<decltype(id), int>);
         static_assert(std::is_same_v<decltype(w), double>);
-        static_assert(std::is_same_v<typename std::remove_cvref_t<decltype(pos)>::value_type, Vec3>);
+        static_assert(
+            std::is_same_v<typename std::remove_cvref_t<decltype(pos)>::value_type, Vec3>);
         static_assert(std::is_same_v<typename std::remove_cvref_t<decltype(vel)>::value_type,
                                      std::array<float, 3>>);
         static_assert(std::is_same_v<typename std::remove_cvref_t<decltype(pair)>::value_type,
@@ -468,10 +470,9 @@ void check_addresses(const C& c, std::index_sequence<L...>) {
     const auto* block = static_cast<const std::byte*>(v.storage().first_byte());
     for (std::size_t i = 0; i < c.size(); ++i) {
         const auto cursor = v.storage().at(i);
-        const bool ok =
-            ((reinterpret_cast<const std::byte*>(&cursor.template leaf<L>()) ==
-              block + layout::mapping<T, P>::offset(i, L, c.capacity())) &&
-             ...);
+        const bool ok = ((reinterpret_cast<const std::byte*>(&cursor.template leaf<L>()) ==
+                          block + layout::mapping<T, P>::offset(i, L, c.capacity())) &&
+                         ...);
         ASSERT_TRUE(ok) << "element " << i;
     }
 }
@@ -489,7 +490,8 @@ TYPED_TEST(views, proxies_address_the_mapping) {
         for (std::size_t i = 0; i < c.size(); ++i) {
             ASSERT_EQ(&layout::get<&Vec3::y>(layout::get<&Body::pos>(c[i])),
                       &c.view().storage().at(i).template leaf<1>());
-            ASSERT_EQ(&layout::get<&Body::vel>(c[i])[2], &c.view().storage().at(i).template leaf<5>());
+            ASSERT_EQ(&layout::get<&Body::vel>(c[i])[2],
+                      &c.view().storage().at(i).template leaf<5>());
             ASSERT_EQ(&layout::get<&Body::id>(c[i]), &c.view().storage().at(i).template leaf<6>());
             ASSERT_EQ(&layout::get<&Vec3::y>(layout::get<1>(layout::get<&Body::pair>(c[i]))),
                       &c.view().storage().at(i).template leaf<11>());
@@ -537,7 +539,7 @@ TYPED_TEST(views, columns) {
         static_assert(X::is_contiguous == std::is_same_v<P, layout::policy::soa>,
                       "span() exactly where the column is contiguous");
         static_assert(X::is_strided == (std::is_same_v<P, layout::policy::soa> ||
-                                         std::is_same_v<P, layout::policy::aos>),
+                                        std::is_same_v<P, layout::policy::aos>),
                       "data() and stride() exactly where the column is one stride");
         if constexpr (X::is_strided) {
             for (std::size_t i = 0; i < m.size(); ++i) EXPECT_EQ(x.data() + i * x.stride(), &x[i]);
@@ -607,7 +609,8 @@ TEST(user_memory, aos_view_of_a_std_vector_no_copy) {
         x += vx * 0.25f;
         (void)y, (void)z, (void)vy, (void)vz, (void)m, (void)q;
     }
-    for (std::size_t i = 0; i < ps.size(); ++i) EXPECT_EQ(ps[i].x, before[i].x + before[i].vx * 0.25f);
+    for (std::size_t i = 0; i < ps.size(); ++i)
+        EXPECT_EQ(ps[i].x, before[i].x + before[i].vx * 0.25f);
     const Particle p = random_value<Particle>(g);
     v[17] = p;
     EXPECT_TRUE(same(ps[17], p));
@@ -657,9 +660,9 @@ TEST(user_memory, soa_view_of_eight_vectors) {
 
     const layout::view<const Particle, layout::policy::soa> r(
         n, std::as_const(cols[0]).data(), std::as_const(cols[1]).data(),
-        std::as_const(cols[2]).data(), std::as_const(cols[3]).data(),
-        std::as_const(cols[4]).data(), std::as_const(cols[5]).data(),
-        std::as_const(cols[6]).data(), std::as_const(cols[7]).data());
+        std::as_const(cols[2]).data(), std::as_const(cols[3]).data(), std::as_const(cols[4]).data(),
+        std::as_const(cols[5]).data(), std::as_const(cols[6]).data(),
+        std::as_const(cols[7]).data());
     EXPECT_TRUE(same(Particle(r[9]), p));
     EXPECT_TRUE(r[9] == v[9]);
 }

@@ -73,9 +73,12 @@ int main(int argc, char** argv) {
     std::vector<long> only;
     for (int a = 3; a + 1 < argc; a += 2) {
         const std::string opt = argv[a];
-        if (opt == "--tol0") tol0 = std::atof(argv[a + 1]);
-        else if (opt == "--tol") tol = std::atof(argv[a + 1]);
-        else if (opt == "--step") only.push_back(std::atol(argv[a + 1]));
+        if (opt == "--tol0")
+            tol0 = std::atof(argv[a + 1]);
+        else if (opt == "--tol")
+            tol = std::atof(argv[a + 1]);
+        else if (opt == "--step")
+            only.push_back(std::atol(argv[a + 1]));
         else {
             std::fprintf(stderr, "md_compare_thermo: unknown option %s\n", argv[a]);
             return 2;

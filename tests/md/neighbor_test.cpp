@@ -97,8 +97,10 @@ void check_lists(const box_case& c, unsigned seed) {
     std::size_t missing = 0, wrong_count = 0;
     for (const auto& p : expected) {
         const auto it = seen.find(p);
-        if (it == seen.end()) ++missing;
-        else if (it->second != times) ++wrong_count;
+        if (it == seen.end())
+            ++missing;
+        else if (it->second != times)
+            ++wrong_count;
     }
     std::size_t extra = 0;
     for (const auto& [p, n] : seen) extra += !expected.count(p);

@@ -49,7 +49,8 @@ std::vector<int> destinations(int rank, int size, std::size_t n, std::uint64_t s
     std::vector<int> d;
     for (std::size_t i = 0; i < n; ++i) {
         const auto h = mpi_test::hash(seed, static_cast<std::uint64_t>(rank), i);
-        d.push_back(h % 25 == 0 ? -1 : static_cast<int>((h >> 8) % static_cast<std::uint64_t>(size)));
+        d.push_back(h % 25 == 0 ? -1
+                                : static_cast<int>((h >> 8) % static_cast<std::uint64_t>(size)));
     }
     return d;
 }
@@ -67,7 +68,8 @@ void migrate_both_ways(layout::mpi::device_path path, const char* what) {
 
     layout::mpi::migration_plan plan(MPI_COMM_WORLD, d);
     layout::mpi::set_device_path(plan, path);
-    const layout::vector<Particle, typename Src::layout_type, layout::cuda::device_memory> src = start;
+    const layout::vector<Particle, typename Src::layout_type, layout::cuda::device_memory> src =
+        start;
     Dst dst;
     plan.migrate(src, dst);
     ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
@@ -79,7 +81,8 @@ void migrate_both_ways(layout::mpi::device_path path, const char* what) {
     layout::vector<Particle, typename Dst::layout_type, layout::cuda::device_memory> c = start;
     host<lp::aos> model = start;
     for (int step = 0; step < 12; ++step) {
-        const auto ds = destinations(rank, size, model.size(), 40 + static_cast<std::uint64_t>(step));
+        const auto ds =
+            destinations(rank, size, model.size(), 40 + static_cast<std::uint64_t>(step));
         host_plan.update(ds);
         host_plan.migrate(model);
         plan.update(ds);

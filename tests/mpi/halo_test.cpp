@@ -30,15 +30,22 @@ struct world {
     std::vector<std::vector<Particle>> owned;
     std::vector<exports> out;
 
-    world(std::uint64_t seed, int size) : owned(static_cast<std::size_t>(size)), out(static_cast<std::size_t>(size)) {
+    world(std::uint64_t seed, int size)
+        : owned(static_cast<std::size_t>(size)), out(static_cast<std::size_t>(size)) {
         for (int r = 0; r < size; ++r) {
-            const auto n = static_cast<std::size_t>(mpi_test::hash(seed, static_cast<std::uint64_t>(r), 0) % 200 + 1);
-            for (std::size_t i = 0; i < n; ++i) owned[static_cast<std::size_t>(r)].push_back(mpi_test::make(seed, r, i));
-            const auto m = r == 1 ? 0 : static_cast<std::size_t>(mpi_test::hash(seed, static_cast<std::uint64_t>(r), 1) % 150);
+            const auto n = static_cast<std::size_t>(
+                mpi_test::hash(seed, static_cast<std::uint64_t>(r), 0) % 200 + 1);
+            for (std::size_t i = 0; i < n; ++i)
+                owned[static_cast<std::size_t>(r)].push_back(mpi_test::make(seed, r, i));
+            const auto m = r == 1
+                               ? 0
+                               : static_cast<std::size_t>(
+                                     mpi_test::hash(seed, static_cast<std::uint64_t>(r), 1) % 150);
             for (std::size_t k = 0; k < m; ++k) {
                 const auto h = mpi_test::hash(seed + 1, static_cast<std::uint64_t>(r), k);
                 out[static_cast<std::size_t>(r)].index.push_back(h % n);
-                out[static_cast<std::size_t>(r)].rank.push_back(static_cast<int>((h >> 20) % static_cast<std::uint64_t>(size)));
+                out[static_cast<std::size_t>(r)].rank.push_back(
+                    static_cast<int>((h >> 20) % static_cast<std::uint64_t>(size)));
             }
         }
     }
@@ -68,7 +75,8 @@ TYPED_TEST(halo, gather_appends_the_ghosts_in_owner_then_export_order) {
 
     std::vector<Particle> expected = own;
     for (const auto& [s, k] : w.ghosts_of(rank))
-        expected.push_back(w.owned[static_cast<std::size_t>(s)][w.out[static_cast<std::size_t>(s)].index[k]]);
+        expected.push_back(
+            w.owned[static_cast<std::size_t>(s)][w.out[static_cast<std::size_t>(s)].index[k]]);
     EXPECT_EQ(plan.ghost_count(), expected.size() - own.size());
     plan.gather(c);
     mpi_test::expect_elements(c, expected, "gather");
@@ -104,7 +112,8 @@ TYPED_TEST(halo, gather_of_chosen_fields_leaves_the_others_alone) {
                                              layout::mpi::path<&Particle::cell, 2>>>(c);
     std::vector<Particle> expected = own;
     for (const auto& [s, k] : w.ghosts_of(rank)) {
-        const Particle& o = w.owned[static_cast<std::size_t>(s)][w.out[static_cast<std::size_t>(s)].index[k]];
+        const Particle& o =
+            w.owned[static_cast<std::size_t>(s)][w.out[static_cast<std::size_t>(s)].index[k]];
         Particle e = sentinel;
         e.pos = o.pos;
         e.cell[2] = o.cell[2];
@@ -229,7 +238,8 @@ TEST(halo_errors, bad_exports_and_wrong_sizes_are_refused_everywhere) {
     plan.gather(c);
     std::vector<Particle> expected = own;
     for (const auto& [s, k] : w.ghosts_of(rank))
-        expected.push_back(w.owned[static_cast<std::size_t>(s)][w.out[static_cast<std::size_t>(s)].index[k]]);
+        expected.push_back(
+            w.owned[static_cast<std::size_t>(s)][w.out[static_cast<std::size_t>(s)].index[k]]);
     mpi_test::expect_elements(c, expected, "after refusals");
 }
 

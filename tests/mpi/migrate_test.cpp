@@ -63,7 +63,9 @@ struct world {
         for (int s = 0; s < size; ++s)
             for (std::size_t i = 0; i < held[static_cast<std::size_t>(s)].size(); ++i) {
                 const int d = to(s, i, size);
-                if (d >= 0) next[static_cast<std::size_t>(d)].push_back(held[static_cast<std::size_t>(s)][i]);
+                if (d >= 0)
+                    next[static_cast<std::size_t>(d)].push_back(
+                        held[static_cast<std::size_t>(s)][i]);
             }
         held = std::move(next);
     }
@@ -80,7 +82,9 @@ particles<Layout> mine(const world& w, int rank) {
 
 // ---- scenarios ----------------------------------------------------------------------------------
 
-std::size_t random_count(int r) { return static_cast<std::size_t>(mpi_test::hash(7, static_cast<std::uint64_t>(r), 0) % 300); }
+std::size_t random_count(int r) {
+    return static_cast<std::size_t>(mpi_test::hash(7, static_cast<std::uint64_t>(r), 0) % 300);
+}
 
 /// Random ranks, about 5% dropped; rank 1 starts empty (where it exists).
 const destination_fn random_destinations = [](int r, std::size_t i, int size) {
@@ -100,11 +104,12 @@ struct layout_pair {
     using from = From;
     using to = To;
 };
-using pairs = ::testing::Types<
-    layout_pair<lp::aos, lp::aos>, layout_pair<lp::aos, lp::soa>, layout_pair<lp::aos, lp::aosoa<8>>,
-    layout_pair<lp::soa, lp::aos>, layout_pair<lp::soa, lp::soa>, layout_pair<lp::soa, lp::aosoa<8>>,
-    layout_pair<lp::aosoa<8>, lp::aos>, layout_pair<lp::aosoa<8>, lp::soa>,
-    layout_pair<lp::aosoa<3>, lp::aosoa<8>>>;
+using pairs =
+    ::testing::Types<layout_pair<lp::aos, lp::aos>, layout_pair<lp::aos, lp::soa>,
+                     layout_pair<lp::aos, lp::aosoa<8>>, layout_pair<lp::soa, lp::aos>,
+                     layout_pair<lp::soa, lp::soa>, layout_pair<lp::soa, lp::aosoa<8>>,
+                     layout_pair<lp::aosoa<8>, lp::aos>, layout_pair<lp::aosoa<8>, lp::soa>,
+                     layout_pair<lp::aosoa<3>, lp::aosoa<8>>>;
 TYPED_TEST_SUITE(migrate_pairs, pairs);
 
 template <class From, class To>
@@ -124,16 +129,15 @@ void check_scenario(std::uint64_t seed, const std::function<std::size_t(int)>& c
 }
 
 TYPED_TEST(migrate_pairs, random_destinations_with_an_empty_rank) {
-    check_scenario<typename TypeParam::from, typename TypeParam::to>(
-        1, count_with_empty_rank, random_destinations, "random");
+    check_scenario<typename TypeParam::from, typename TypeParam::to>(1, count_with_empty_rank,
+                                                                     random_destinations, "random");
 }
 TYPED_TEST(migrate_pairs, all_to_one) {
     check_scenario<typename TypeParam::from, typename TypeParam::to>(2, random_count, all_to_last,
-                                                                      "all to one");
+                                                                     "all to one");
 }
 TYPED_TEST(migrate_pairs, self_sends_only) {
-    check_scenario<typename TypeParam::from, typename TypeParam::to>(3, random_count, stay,
-                                                                      "stay");
+    check_scenario<typename TypeParam::from, typename TypeParam::to>(3, random_count, stay, "stay");
 }
 TYPED_TEST(migrate_pairs, every_rank_empty) {
     check_scenario<typename TypeParam::from, typename TypeParam::to>(
@@ -155,9 +159,13 @@ TYPED_TEST(migrate_layouts, twelve_migrations_in_place_match_the_reference) {
     layout::mpi::migration_plan plan(MPI_COMM_WORLD, none);
     for (int step = 0; step < 12; ++step) {
         const destination_fn to = [step](int r, std::size_t i, int s) {
-            const auto h = mpi_test::hash(100 + static_cast<std::uint64_t>(step), static_cast<std::uint64_t>(r), i);
+            const auto h = mpi_test::hash(100 + static_cast<std::uint64_t>(step),
+                                          static_cast<std::uint64_t>(r), i);
             // Mostly stay (as particles do), sometimes drop, else anywhere.
-            return h % 50 == 0 ? -1 : (h % 10 < 7 ? r : static_cast<int>((h >> 8) % static_cast<std::uint64_t>(s)));
+            return h % 50 == 0
+                       ? -1
+                       : (h % 10 < 7 ? r
+                                     : static_cast<int>((h >> 8) % static_cast<std::uint64_t>(s)));
         };
         // Top each rank up so that the world does not drain away through the drops.
         for (std::size_t k = 0; k < 5; ++k) {
@@ -166,7 +174,8 @@ TYPED_TEST(migrate_layouts, twelve_migrations_in_place_match_the_reference) {
         }
         for (int r = 0; r < size; ++r)
             for (std::size_t k = 0; k < 5; ++k)
-                w.held[static_cast<std::size_t>(r)].push_back(mpi_test::make(1000 + static_cast<std::uint64_t>(step), r, k));
+                w.held[static_cast<std::size_t>(r)].push_back(
+                    mpi_test::make(1000 + static_cast<std::uint64_t>(step), r, k));
         plan.update(w.destinations(rank, to));
         plan.migrate(c);
         w.migrate(to);
@@ -206,8 +215,8 @@ TEST(migrate, a_subset_of_fields_travels_alone_and_weighs_only_its_bytes) {
                                             layout::mpi::path<&Particle::tag>>;
     static_assert(layout::mpi::wire_bytes_per_element_v<Particle> == 39);
     static_assert(layout::mpi::wire_bytes_per_element_v<Particle, pos_and_tag> == 12);
-    static_assert(layout::mpi::wire_bytes_per_element_v<Particle,
-                                                        layout::mpi::fields<&Particle::cell>> == 6);
+    static_assert(
+        layout::mpi::wire_bytes_per_element_v<Particle, layout::mpi::fields<&Particle::cell>> == 6);
     world w(8, size, random_count);
     const auto src = mine<lp::soa>(w, rank);
     layout::mpi::migration_plan plan(MPI_COMM_WORLD, w.destinations(rank, random_destinations));
@@ -273,8 +282,8 @@ void expect_refused(F f, int failing_rank, const std::string& mine, const char* 
     } catch (const layout::mpi::error& e) {
         EXPECT_EQ(e.failing_rank(), failing_rank) << what << ": " << e.what();
         if (rank == failing_rank || failing_rank == -1) {
-            EXPECT_NE(std::string(e.what()).find(mine), std::string::npos) << what << ": "
-                                                                           << e.what();
+            EXPECT_NE(std::string(e.what()).find(mine), std::string::npos)
+                << what << ": " << e.what();
         }
     }
 }

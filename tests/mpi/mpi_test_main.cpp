@@ -47,7 +47,8 @@ int main(int argc, char** argv) {
     int device = layout_test::cuda_device_available() ? 1 : 0;
     MPI_Allreduce(MPI_IN_PLACE, &device, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
     if (!failed && !device) {
-        if (rank == 0) std::printf("no CUDA device: the GPU tests of this executable did not run\n");
+        if (rank == 0)
+            std::printf("no CUDA device: the GPU tests of this executable did not run\n");
         MPI_Finalize();
         return 77;
     }

@@ -67,7 +67,8 @@ layout_cost cost_of(const access_trace<T>& t, const layout_geometry& g, const gp
         const detail::warp_touch w = detail::touch_of(t, a, g, m, seen);
         // With real indices, the lanes that take part already say how often a call makes it.
         const bool per_lane = real && a.pattern == pattern::indexed;
-        const double rd = per_lane ? (a.reads > 0) : a.reads, wr = per_lane ? (a.writes > 0) : a.writes;
+        const double rd = per_lane ? (a.reads > 0) : a.reads,
+                     wr = per_lane ? (a.writes > 0) : a.writes;
         r.l1_sectors_ld += rd * w.sectors;
         r.l1_sectors_st += wr * w.sectors;
         r.line_requests += (rd + wr) * w.lines;
@@ -77,10 +78,11 @@ layout_cost cost_of(const access_trace<T>& t, const layout_geometry& g, const gp
         // one per leaf (the host compilers' merging of an element's leaves is not modelled).
         const std::size_t run = a.chunk ? 1 : g.runs[a.leaf];
         const double leaf_size = a.useful / double(a.leaves);
-        const bool vector = run > 1 && a.pattern != pattern::indexed &&
-                            (run == layout::detail::whole_column || run * leaf_size >= c.simd_bytes);
-        r.cpu_instructions += (a.reads + a.writes) *
-                              (vector ? leaf_size / double(c.simd_bytes) : double(a.leaves));
+        const bool vector =
+            run > 1 && a.pattern != pattern::indexed &&
+            (run == layout::detail::whole_column || run * leaf_size >= c.simd_bytes);
+        r.cpu_instructions +=
+            (a.reads + a.writes) * (vector ? leaf_size / double(c.simd_bytes) : double(a.leaves));
     }
     r.sector_bytes = detail::moved_bytes(t, units, g, m.sector, 0, false) +
                      detail::moved_bytes(t, units, g, m.sector, 0, true);
@@ -98,8 +100,7 @@ layout_cost cost_of(const access_trace<T>& t, const layout_geometry& g, const gp
 
     const double bytes_s = r.dram_time_bytes / m.dram_bytes_per_s;
     const double requests_s = r.line_requests / m.line_requests_per_s;
-    const double l1_s =
-        (r.l1_sectors_ld + r.l1_sectors_st + m.other_sectors) / m.l1_sectors_per_s;
+    const double l1_s = (r.l1_sectors_ld + r.l1_sectors_st + m.other_sectors) / m.l1_sectors_per_s;
     r.l1_bound = l1_s > bytes_s && l1_s > requests_s;
     r.request_bound = !r.l1_bound && requests_s > bytes_s;
     r.gpu_seconds = double(m.elements) * std::max({bytes_s, requests_s, l1_s}) + m.launch_s;

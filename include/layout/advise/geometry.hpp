@@ -117,10 +117,10 @@ std::vector<std::size_t> aos_known_alignment() {
 struct part_mapping {
     enum class kind { aos, soa, aosoa };
     kind layout = kind::aos;
-    std::size_t lanes = 0;                 ///< aosoa
-    std::vector<std::size_t> size, align;  ///< the part's leaves
-    std::vector<std::size_t> at;           ///< aos: offset in the pack; aosoa: lane run offset
-    std::size_t stride = 0;                ///< aos: the pack's size; aosoa: the block's
+    std::size_t lanes = 0;                ///< aosoa
+    std::vector<std::size_t> size, align; ///< the part's leaves
+    std::vector<std::size_t> at;          ///< aos: offset in the pack; aosoa: lane run offset
+    std::size_t stride = 0;               ///< aos: the pack's size; aosoa: the block's
 
     part_mapping(kind k, std::size_t n_lanes, std::vector<std::size_t> sizes,
                  std::vector<std::size_t> aligns)
@@ -178,7 +178,9 @@ struct part_mapping {
         }
     }
     std::size_t run() const {
-        return layout == kind::aos ? 1 : layout == kind::aosoa ? lanes : layout::detail::whole_column;
+        return layout == kind::aos     ? 1
+               : layout == kind::aosoa ? lanes
+                                       : layout::detail::whole_column;
     }
     /// The alignment nvcc knows for each leaf's address. An aos part is a leaf_pack (nested
     /// pairs { head; tail }), whose alignment the library does not claim beyond its type's:
@@ -244,8 +246,9 @@ layout_geometry geometry_of() {
         for (std::size_t l = 0; l < leaf_count_v<T>; ++l)
             g.runs[l] = parts::in_first[l] ? map::first_map::leaf_run : map::second_map::leaf_run;
         // The spelling names the leaves by index: the keys themselves are not kept by the type.
-        g.spelling = "layout::policy::split<" + detail::policy_spelling<typename L::first_layout>() +
-                     ", " + detail::policy_spelling<typename L::second_layout>() + ", ...>";
+        g.spelling = "layout::policy::split<" +
+                     detail::policy_spelling<typename L::first_layout>() + ", " +
+                     detail::policy_spelling<typename L::second_layout>() + ", ...>";
         // Each part's leaves as part_mapping lays them out (the split of advise/split.hpp,
         // which tests/host/advise_test.cpp checks against this mapping).
         std::vector<std::size_t> size[2], align[2], index(leaf_count_v<T>);

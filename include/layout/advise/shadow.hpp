@@ -49,12 +49,10 @@ inline constexpr auto leaf_descs = []<std::size_t... L>(std::index_sequence<L...
         else
             return leaf_kind::other;
     };
-    return std::array<leaf_desc, sizeof...(L)>{
-        leaf_desc{kind(std::type_identity<leaf_t<T, L>>{}), sizeof(leaf_t<T, L>),
-                  layout::detail::leaf_table<T>[L].offset,
-                  layout::detail::leaf_table<T>[L].alignment}...};
-}
-(std::make_index_sequence<leaf_count_v<T>>{});
+    return std::array<leaf_desc, sizeof...(L)>{leaf_desc{
+        kind(std::type_identity<leaf_t<T, L>>{}), sizeof(leaf_t<T, L>),
+        layout::detail::leaf_table<T>[L].offset, layout::detail::leaf_table<T>[L].alignment}...};
+}(std::make_index_sequence<leaf_count_v<T>>{});
 
 inline std::uint64_t mix(std::uint64_t z) {
     z += 0x9e3779b97f4a7c15ull;
@@ -181,9 +179,10 @@ public:
         e.order = elements_.size() - 1;
         std::memset(static_cast<void*>(&e.value), 0, sizeof(T));
         // A sample as large as the view is the view's real data: element j starts as itself.
-        const T* from = !sample_size_                  ? nullptr
-                        : real_ && j < sample_size_ ? &sample_[j]
-                                                    : &sample_[mix(seed_ ^ mix(j * 131)) % sample_size_];
+        const T* from = !sample_size_ ? nullptr
+                        : real_ && j < sample_size_
+                            ? &sample_[j]
+                            : &sample_[mix(seed_ ^ mix(j * 131)) % sample_size_];
         for (std::size_t l = 0; l < leaf_count_v<T>; ++l) {
             const auto& d = leaf_descs<T>[l];
             e.initial[l] = truncated(

@@ -23,7 +23,6 @@
 
 namespace layout::advisor::detail {
 
-
 /// Granules [first, last] that bytes [offset, offset + size) cover.
 inline void add_granules(std::vector<std::uint64_t>& out, std::size_t offset, std::size_t size,
                          std::size_t granule) {
@@ -55,10 +54,10 @@ struct access_unit {
     advisor::pattern pattern = pattern::self;
     std::ptrdiff_t offset = 0;
     std::size_t slot = 0;
-    std::size_t leaf = 0;  ///< the first leaf it covers
-    bool chunk = false;    ///< bytes [byte, byte + size) of the element, not from leaf `leaf`
+    std::size_t leaf = 0; ///< the first leaf it covers
+    bool chunk = false;   ///< bytes [byte, byte + size) of the element, not from leaf `leaf`
     std::size_t byte = 0;
-    std::size_t size = 0;  ///< bytes moved from leaf `leaf`'s address (from `byte`: a chunk)
+    std::size_t size = 0; ///< bytes moved from leaf `leaf`'s address (from `byte`: a chunk)
     double reads = 0, writes = 0;
     std::size_t leaves = 1; ///< leaves it covers (the CPU, which the model does not merge)
     double useful = 0;      ///< bytes of those leaves (a load may also cover a gap's)

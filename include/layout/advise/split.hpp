@@ -62,7 +62,7 @@ struct split_choice {
     detail::part_mapping::kind first = detail::part_mapping::kind::aos;
     detail::part_mapping::kind second = detail::part_mapping::kind::soa;
     std::size_t first_lanes = 0, second_lanes = 0; ///< aosoa parts
-    std::string why;                                ///< one line: what the split is for
+    std::string why;                               ///< one line: what the split is for
 
     /// The keys of the leaves in the first part: whole fields where every leaf of a field is in
     /// it, layout::path<...> into a nested field where only some are.
@@ -89,8 +89,8 @@ private:
                : k == kind::soa ? "layout::policy::soa"
                                 : "layout::policy::aosoa<" + std::to_string(lanes) + ">";
     }
-    void collect(const field_node& n, const std::vector<std::string>& path, const field_names* names,
-                 std::vector<std::string>& out) const {
+    void collect(const field_node& n, const std::vector<std::string>& path,
+                 const field_names* names, std::vector<std::string>& out) const {
         for (std::size_t f = 0; f < n.fields.size(); ++f) {
             const field_node& c = n.fields[f];
             std::size_t in = 0;
@@ -149,10 +149,10 @@ layout_geometry geometry_of_split(const split_choice& s, const field_names& name
         size[part].push_back(desc[l].size);
         align[part].push_back(desc[l].alignment);
     }
-    auto first = std::make_shared<const detail::part_mapping>(s.first, s.first_lanes, size[0],
-                                                              align[0]);
-    auto second = std::make_shared<const detail::part_mapping>(s.second, s.second_lanes, size[1],
-                                                               align[1]);
+    auto first =
+        std::make_shared<const detail::part_mapping>(s.first, s.first_lanes, size[0], align[0]);
+    auto second =
+        std::make_shared<const detail::part_mapping>(s.second, s.second_lanes, size[1], align[1]);
     const std::vector<char> in_first = s.in_first;
     layout_geometry g;
     g.name = "split";

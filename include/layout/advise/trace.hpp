@@ -268,10 +268,10 @@ access_trace<T> trace_with(const F& f, const trace_options& opt, sample_span<T> 
                 key.leaf = l;
                 // Writing nothing in the view, the functor's effects are elsewhere: what it
                 // reached is what it may have read.
-                const bool read = e.read[l] || (!wrote && e.reached[l]) ||
-                                  (key.pattern == pattern::indexed && indexed_read[l] &&
-                                   e.reached[l]) ||
-                                  (key.pattern == pattern::self && self_read[l] && e.written[l]);
+                const bool read =
+                    e.read[l] || (!wrote && e.reached[l]) ||
+                    (key.pattern == pattern::indexed && indexed_read[l] && e.reached[l]) ||
+                    (key.pattern == pattern::self && self_read[l] && e.written[l]);
                 if (!read && !e.written[l]) continue;
                 auto& n = counts[key];
                 n.first += read;

@@ -11,9 +11,9 @@
 #pragma once
 
 #include "../config.hpp"
+#include "../execution.hpp"
 #include "detail/algorithm_arguments.hpp"
 #include "detail/algorithm_checks.hpp"
-#include "../execution.hpp"
 #include "permute.hpp"
 
 #include <algorithm>

@@ -42,9 +42,9 @@ namespace detail {
 
 /// A predicate over the read-only element proxies of views of X.
 template <class Pred, class X>
-concept element_predicate = std::predicate<
-    const Pred&, typename view<const typename view_of_t<X>::value_type,
-                               typename view_of_t<X>::layout_type>::reference>;
+concept element_predicate =
+    std::predicate<const Pred&, typename view<const typename view_of_t<X>::value_type,
+                                              typename view_of_t<X>::layout_type>::reference>;
 
 template <class X>
 constexpr void check_compactable() {

@@ -12,11 +12,11 @@
 #include "../config.hpp"
 #include "../copy.hpp"
 #include "../execution.hpp"
-#include "detail/algorithm_arguments.hpp"
-#include "detail/algorithm_checks.hpp"
 #include "../policies.hpp"
 #include "../reflect.hpp"
 #include "../view.hpp"
+#include "detail/algorithm_arguments.hpp"
+#include "detail/algorithm_checks.hpp"
 
 #include <cstddef>
 #include <span>
@@ -38,8 +38,8 @@ LAYOUT_HOST_DEVICE LAYOUT_FORCEINLINE void copy_leaves(const DstCursor& d, const
 
 /// One leaf of dst[to(i)] = src[from(i)] for every i in [begin, end), leaf L.
 template <std::size_t L, class DstStorage, class SrcStorage, class To, class From>
-void copy_leaf_column(const DstStorage& d, const SrcStorage& s, std::size_t begin,
-                      std::size_t end, To to, From from) {
+void copy_leaf_column(const DstStorage& d, const SrcStorage& s, std::size_t begin, std::size_t end,
+                      To to, From from) {
     for (std::size_t i = begin; i < end; ++i)
         d.at(to(i)).template leaf<L>() = s.at(from(i)).template leaf<L>();
 }
@@ -63,8 +63,7 @@ void move_on_host(const view<T, DL>& dst, const view<const T, SL>& src, std::siz
         if constexpr (RandomSideIsSoa) {
             [&]<std::size_t... L>(std::index_sequence<L...>) {
                 (copy_leaf_column<L>(d, s, begin, end, to, from), ...);
-            }
-            (std::make_index_sequence<leaf_count_v<T>>{});
+            }(std::make_index_sequence<leaf_count_v<T>>{});
         } else {
             for (std::size_t i = begin; i < end; ++i)
                 copy_leaves(d.at(to(i)), s.at(from(i)),
@@ -103,8 +102,7 @@ bool indices_distinct(std::span<const I> indices, std::size_t size) {
 template <class T, class DL, class SL, class I, class Policy = exec::serial_policy>
 void scatter_on_host(const view<T, DL>& dst, const view<const T, SL>& src,
                      std::span<const I> indices, const Policy& how = {}) {
-    const bool threads =
-        use_threads(how, indices.size()) && indices_distinct(indices, dst.size());
+    const bool threads = use_threads(how, indices.size()) && indices_distinct(indices, dst.size());
     move_on_host<contiguous_columns_v<view<T, DL>>>(
         dst, src, indices.size(),
         [indices](std::size_t i) { return static_cast<std::size_t>(indices[i]); },

@@ -11,12 +11,12 @@
 
 #include "../config.hpp"
 #include "../copy.hpp"
-#include "detail/algorithm_arguments.hpp"
-#include "detail/algorithm_checks.hpp"
 #include "../execution.hpp"
 #include "../memory.hpp"
 #include "../vector.hpp"
 #include "../view.hpp"
+#include "detail/algorithm_arguments.hpp"
+#include "detail/algorithm_checks.hpp"
 #include "gather_scatter.hpp"
 
 #include <cstddef>

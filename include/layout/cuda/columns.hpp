@@ -45,8 +45,9 @@ namespace layout::cuda {
 ///     m(0) == 0, m(31) == 31, m(32) == 256, m(69) == 2 * 256 + 5, m.required_span_size() == 518
 template <std::size_t Lanes, std::size_t BlockStride>
 struct layout_aosoa {
-    static_assert(Lanes >= 1 && BlockStride >= Lanes,
-                  "layout: layout_aosoa needs at least one lane and a block of at least Lanes values");
+    static_assert(
+        Lanes >= 1 && BlockStride >= Lanes,
+        "layout: layout_aosoa needs at least one lane and a block of at least Lanes values");
 
     template <class Extents>
     class mapping {
@@ -60,9 +61,12 @@ struct layout_aosoa {
         using layout_type = layout_aosoa;
 
         mapping() = default;
-        LAYOUT_HOST_DEVICE constexpr explicit mapping(const extents_type& e) noexcept : extents_(e) {}
+        LAYOUT_HOST_DEVICE constexpr explicit mapping(const extents_type& e) noexcept
+            : extents_(e) {}
 
-        LAYOUT_HOST_DEVICE constexpr const extents_type& extents() const noexcept { return extents_; }
+        LAYOUT_HOST_DEVICE constexpr const extents_type& extents() const noexcept {
+            return extents_;
+        }
 
         LAYOUT_HOST_DEVICE constexpr index_type operator()(index_type i) const noexcept {
             return i / index_type(Lanes) * index_type(BlockStride) + i % index_type(Lanes);
@@ -91,8 +95,8 @@ struct layout_aosoa {
         LAYOUT_HOST_DEVICE constexpr index_type stride(rank_type) const noexcept { return 1; }
 
         template <class OtherExtents>
-        LAYOUT_HOST_DEVICE friend constexpr bool operator==(const mapping& a,
-                                                           const mapping<OtherExtents>& b) noexcept {
+        LAYOUT_HOST_DEVICE friend constexpr bool
+        operator==(const mapping& a, const mapping<OtherExtents>& b) noexcept {
             return a.extents() == b.extents();
         }
 

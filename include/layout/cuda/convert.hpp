@@ -62,8 +62,7 @@ __global__ void convert_elements_kernel(layout::view<T, Dst> dst, layout::view<c
             T value;
             ((layout::detail::leaf_ref<L>(value) = from.template leaf<L>()), ...);
             ((to.template leaf<L>() = layout::detail::leaf_ref<L>(value)), ...);
-        }
-        (std::make_index_sequence<leaf_count_v<T>>{});
+        }(std::make_index_sequence<leaf_count_v<T>>{});
     }
 }
 

@@ -125,13 +125,13 @@ void copy(const layout::selection<SrcView, SrcKeys...>& src,
         layout::copy(src, dst);
     } else if (src_on_gpu && dst_on_gpu) {
         if (!layout::detail::selections_overlap(src, dst)) {
-            detail::copy_leaves_on_gpu(dst.storage(), src.storage(), n, dst_leaves{},
-                                       src_leaves{}, s);
+            detail::copy_leaves_on_gpu(dst.storage(), src.storage(), n, dst_leaves{}, src_leaves{},
+                                       s);
             return;
         }
         const stage staged(n, device_memory::default_resource(), stream);
-        detail::copy_leaves_on_gpu(staged.view().storage(), src.storage(), n, all{},
-                                   src_leaves{}, s);
+        detail::copy_leaves_on_gpu(staged.view().storage(), src.storage(), n, all{}, src_leaves{},
+                                   s);
         detail::copy_leaves_on_gpu(dst.storage(), staged.view().storage(), n, dst_leaves{}, all{},
                                    s);
     } else {
@@ -139,24 +139,22 @@ void copy(const layout::selection<SrcView, SrcKeys...>& src,
         const stage on_device(n, device_memory::default_resource(), stream);
         const auto host_view = on_host.view();
         const auto device_view = on_device.view();
-        using const_view = layout::view<const typename decltype(host_view)::value_type,
-                                        layout::policy::soa>;
+        using const_view =
+            layout::view<const typename decltype(host_view)::value_type, layout::policy::soa>;
         if (dst_on_gpu) {
-            layout::detail::copy_leaves(host_view.storage(), src.storage(), n, all{},
-                                        src_leaves{});
+            layout::detail::copy_leaves(host_view.storage(), src.storage(), n, all{}, src_leaves{});
             detail::copy_runs(const_view(host_view), device_view, s);
-            detail::copy_leaves_on_gpu(dst.storage(), device_view.storage(), n, dst_leaves{},
-                                       all{}, s);
+            detail::copy_leaves_on_gpu(dst.storage(), device_view.storage(), n, dst_leaves{}, all{},
+                                       s);
         } else {
-            detail::copy_leaves_on_gpu(device_view.storage(), src.storage(), n, all{},
-                                       src_leaves{}, s);
+            detail::copy_leaves_on_gpu(device_view.storage(), src.storage(), n, all{}, src_leaves{},
+                                       s);
             detail::copy_runs(const_view(device_view), host_view, s);
         }
         // The host stage is read (or written next) by the host: wait for the stream.
         check(cudaStreamSynchronize(s), "cudaStreamSynchronize in layout::cuda::copy");
         if (!dst_on_gpu)
-            layout::detail::copy_leaves(dst.storage(), host_view.storage(), n, dst_leaves{},
-                                        all{});
+            layout::detail::copy_leaves(dst.storage(), host_view.storage(), n, dst_leaves{}, all{});
     }
 }
 

@@ -71,10 +71,11 @@ namespace detail {
 /// storage::split on the host, rebuild here), with the alignment the host checked (Claimed).
 template <class T, class Layout, std::size_t PerThread, bool Consecutive, bool Claimed,
           class... Pointee>
-__device__ LAYOUT_FORCEINLINE view<T, Layout> rebuild(std::size_t n, Pointee*... pointers) noexcept {
+__device__ LAYOUT_FORCEINLINE view<T, Layout> rebuild(std::size_t n,
+                                                      Pointee*... pointers) noexcept {
     using claim = alignment_claim<std::remove_const_t<T>, Layout, PerThread, Consecutive>;
     return {layout::detail::storage<T, Layout>::rebuild(
-                claim_aligned<Claimed ? claim::template bytes<Pointee>() : 0>(pointers)...),
+                claim_aligned < Claimed ? claim::template bytes<Pointee>() : 0 > (pointers)...),
             n};
 }
 
@@ -91,8 +92,7 @@ __global__ void for_each_index_kernel(F f, std::size_t n, Pointee* LAYOUT_RESTRI
         const std::size_t i = std::size_t{blockIdx.x} * blockDim.x + threadIdx.x;
         if (i < n) f(v, i);
     } else if constexpr (Consecutive) {
-        const std::size_t first =
-            (std::size_t{blockIdx.x} * blockDim.x + threadIdx.x) * PerThread;
+        const std::size_t first = (std::size_t{blockIdx.x} * blockDim.x + threadIdx.x) * PerThread;
         // In blocks (AoSoA): a view of the block holding the run, with lanes affine in i.
         const auto run = [&] {
             if constexpr (requires { typename Layout::block_layout; })
@@ -160,9 +160,10 @@ void launch_for_each(const view<T, Layout>& v, const F& f, cudaStream_t stream, 
 template <std::size_t PerThread = per_thread_auto, class T, class Layout, class F>
 void for_each_index(const view<T, Layout>& v, const F& f, cudaStream_t stream = 0,
                     unsigned block = detail::block_size) {
-    static_assert(PerThread == per_thread_auto || PerThread == 1 || PerThread == 2 ||
-                      PerThread == 4 || PerThread == 8,
-                  "layout: for_each_index<PerThread>: PerThread is 1, 2, 4 or 8 (or per_thread_auto)");
+    static_assert(
+        PerThread == per_thread_auto || PerThread == 1 || PerThread == 2 || PerThread == 4 ||
+            PerThread == 8,
+        "layout: for_each_index<PerThread>: PerThread is 1, 2, 4 or 8 (or per_thread_auto)");
     if (v.size() == 0) return;
     if constexpr (PerThread == per_thread_auto) {
         constexpr std::size_t chosen = default_per_thread<std::remove_const_t<T>, Layout>;

@@ -46,8 +46,8 @@ inline constexpr unsigned staged_elements = 256;
 
 /// Whether elements of T can be moved as 4-byte words and held in registers (16 words ...).
 template <class T>
-inline constexpr bool stageable_v = std::is_trivially_copyable_v<T> && sizeof(T) % 4 == 0 &&
-                                    sizeof(T) <= 128 && alignof(T) >= 4;
+inline constexpr bool stageable_v =
+    std::is_trivially_copyable_v<T> && sizeof(T) % 4 == 0 && sizeof(T) <= 128 && alignof(T) >= 4;
 
 /// Where unit u of the tile lives in shared memory: u with its low 3 bits xor-ed with the next
 /// 3, so that 8 threads reading 8 consecutive units, and 8 threads reading unit c of 8

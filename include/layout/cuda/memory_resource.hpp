@@ -50,8 +50,7 @@ namespace detail {
 inline void check_alignment(std::size_t alignment, const char* resource) {
     if (alignment > 256 || (alignment & (alignment - 1)) != 0)
         throw std::invalid_argument(std::string("layout: ") + resource + ": alignment " +
-                                    std::to_string(alignment) +
-                                    " is not a power of two up to 256");
+                                    std::to_string(alignment) + " is not a power of two up to 256");
 }
 
 } // namespace detail

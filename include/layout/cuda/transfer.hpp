@@ -45,11 +45,10 @@ __global__ void fill_kernel(layout::view<T, Layout> v, std::size_t first, std::s
 template <class T, class Layout>
 void copy_runs(const layout::view<const T, Layout>& src, const layout::view<T, Layout>& dst,
                cudaStream_t stream) {
-    layout::detail::for_each_run(dst, src, src.size(),
-                                 [&](void* d, const void* s, std::size_t bytes) {
-                                     check(cudaMemcpyAsync(d, s, bytes, cudaMemcpyDefault, stream),
-                                           "cudaMemcpyAsync");
-                                 });
+    layout::detail::for_each_run(
+        dst, src, src.size(), [&](void* d, const void* s, std::size_t bytes) {
+            check(cudaMemcpyAsync(d, s, bytes, cudaMemcpyDefault, stream), "cudaMemcpyAsync");
+        });
 }
 
 /// Zeroes the bytes of a new block that whole-run copies read but no element write covers (AoS
@@ -59,11 +58,13 @@ void copy_runs(const layout::view<const T, Layout>& src, const layout::view<T, L
 template <class T, class Layout>
 void zero_padding(const layout::view<T, Layout>& block, cudaStream_t stream) {
     std::size_t payload = 0;
-    for (std::size_t l = 0; l < leaf_count_v<T>; ++l) payload += layout::detail::leaf_table<T>[l].size;
+    for (std::size_t l = 0; l < leaf_count_v<T>; ++l)
+        payload += layout::detail::leaf_table<T>[l].size;
     std::size_t run_bytes = 0;
     const layout::view<const T, Layout> same(block);
-    layout::detail::for_each_run(block, same, block.size(),
-                                 [&](void*, const void*, std::size_t bytes) { run_bytes += bytes; });
+    layout::detail::for_each_run(
+        block, same, block.size(),
+        [&](void*, const void*, std::size_t bytes) { run_bytes += bytes; });
     if (run_bytes == block.size() * payload) return;
     layout::detail::for_each_run(block, same, block.size(),
                                  [&](void* d, const void*, std::size_t bytes) {
@@ -120,9 +121,9 @@ struct transfer<DstMemory, SrcMemory> {
         if (first >= last) return;
         const cudaStream_t s = cuda::native(stream);
         constexpr unsigned block = cuda::detail::block_size;
-        cuda::detail::fill_kernel<<<cuda::detail::grid_size(last - first, block,
-                                                            "layout::vector fill"),
-                                    block, 0, s>>>(v, first, last, value);
+        cuda::detail::fill_kernel<<<
+            cuda::detail::grid_size(last - first, block, "layout::vector fill"), block, 0, s>>>(
+            v, first, last, value);
         cuda::check_launch("layout::cuda fill_kernel");
         if constexpr (DstMemory::host_accessible)
             cuda::check(cudaStreamSynchronize(s), "cudaStreamSynchronize after fill_kernel");

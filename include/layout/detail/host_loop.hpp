@@ -76,7 +76,9 @@ struct host_units<Layout> : Layout::host_units {};
 template <class T, class Layout, class F>
 void host_loop(F& f, const view<T, Layout>& v, std::size_t begin, std::size_t end) {
     v.storage().split([&](auto*... pointers) {
-        if constexpr (requires { Layout::template host_loop<T>(f, v.size(), begin, end, pointers...); })
+        if constexpr (requires {
+                          Layout::template host_loop<T>(f, v.size(), begin, end, pointers...);
+                      })
             Layout::template host_loop<T>(f, v.size(), begin, end, pointers...);
         else
             host_loop_elements<T, Layout>(f, v.size(), begin, end, pointers...);

@@ -64,8 +64,7 @@ constexpr auto probed_field_offsets() {
                 end = at + sizeof(F);
             }(),
             ...);
-    }
-    (std::make_index_sequence<n>{});
+    }(std::make_index_sequence<n>{});
     return result;
 }
 
@@ -92,8 +91,7 @@ constexpr leaf_offsets_found<T> probed_leaf_offsets() {
                         result.at[first_leaf<T>[I] + l] = fields.at[I] + inner.at[l];
                 }(),
                 ...);
-        }
-        (std::make_index_sequence<field_count<T>()>{});
+        }(std::make_index_sequence<field_count<T>()>{});
     }
     return result;
 }
@@ -103,8 +101,8 @@ constexpr leaf_offsets_found<T> probed_leaf_offsets() {
 /// Leaves whose bytes std::bit_cast can produce and read in a constant expression (not
 /// pointers) and for which any bytes of 0 and 1 are a value (not x87's long double).
 template <class T>
-inline constexpr bool byte_probe_leaf_v = std::is_enum_v<T> || (std::is_arithmetic_v<T> &&
-                                                                !std::is_same_v<T, long double>);
+inline constexpr bool byte_probe_leaf_v =
+    std::is_enum_v<T> || (std::is_arithmetic_v<T> && !std::is_same_v<T, long double>);
 
 /// Past this size the probe's byte loops would approach clang's constexpr step limit (2^20).
 inline constexpr std::size_t byte_probe_max_size = 4096;
@@ -121,8 +119,7 @@ constexpr bool byte_probe_type() {
             for (bool ok : probe)
                 if (!ok) return false;
             return true;
-        }
-    (std::make_index_sequence<leaf_count<T>()>{});
+        }(std::make_index_sequence<leaf_count<T>()>{});
 }
 
 template <class U>
@@ -157,8 +154,7 @@ constexpr auto abi_leaf_offsets() {
                     end = at + sizeof(F);
                 }(),
                 ...);
-        }
-        (std::make_index_sequence<field_count<T>()>{});
+        }(std::make_index_sequence<field_count<T>()>{});
     }
     return offsets;
 }
@@ -179,8 +175,7 @@ constexpr std::array<std::size_t, leaf_count<T>()> fallback_leaf_offsets() {
             const T obj = std::bit_cast<T>(bytes);
             const auto first_bytes = [&]<std::size_t... L>(std::index_sequence<L...>) {
                 return std::array<unsigned char, sizeof...(L)>{first_byte(leaf_ref<L>(obj))...};
-            }
-            (std::make_index_sequence<leaf_count<T>()>{});
+            }(std::make_index_sequence<leaf_count<T>()>{});
             for (std::size_t l = 0; l < first_bytes.size(); ++l)
                 offsets[l] |= std::size_t{first_bytes[l]} << bit;
         }
@@ -207,8 +202,7 @@ constexpr bool abi_rule_holds() {
              ...);
             return align_up(end, alignment) == sizeof(T) && alignment == alignof(T) &&
                    (abi_rule_holds<field_t<T, I>>() && ...);
-        }
-        (std::make_index_sequence<field_count<T>()>{});
+        }(std::make_index_sequence<field_count<T>()>{});
     }
 }
 
@@ -243,7 +237,6 @@ inline constexpr auto leaf_table = []<std::size_t... L>(std::index_sequence<L...
     return std::array<leaf_info, sizeof...(L)>{
         leaf_info{sizeof(typename decltype(leaf_type_of<T, L>())::type),
                   alignof(typename decltype(leaf_type_of<T, L>())::type), leaf_offsets<T>[L]}...};
-}
-(std::make_index_sequence<leaf_count<T>()>{});
+}(std::make_index_sequence<leaf_count<T>()>{});
 
 } // namespace layout::detail

@@ -46,7 +46,7 @@ template <class T, class List, std::size_t... I>
 std::type_identity<leaf_pack_t<leaf_t<T, List::leaves[I]>...>> pack_type(std::index_sequence<I...>);
 /// leaf_pack_t of the leaves of T that List::leaves (a constexpr std::array of indices) names.
 template <class T, class List>
-using leaf_pack_of = typename decltype(pack_type<T, List>(
-    std::make_index_sequence<List::leaves.size()>{}))::type;
+using leaf_pack_of =
+    typename decltype(pack_type<T, List>(std::make_index_sequence<List::leaves.size()>{}))::type;
 
 } // namespace layout::detail

@@ -78,8 +78,7 @@ constexpr std::size_t leaf_count() {
     else
         return []<std::size_t... I>(std::index_sequence<I...>) {
             return (std::size_t{0} + ... + leaf_count<field_t<T, I>>());
-        }
-    (std::make_index_sequence<field_count<T>()>{});
+        }(std::make_index_sequence<field_count<T>()>{});
 }
 
 /// first_leaf[I]: index of the first leaf of field I; first_leaf[field_count]: leaf_count.
@@ -89,8 +88,7 @@ inline constexpr auto first_leaf = []<std::size_t... I>(std::index_sequence<I...
     std::size_t counts[] = {leaf_count<field_t<T, I>>()..., 0};
     for (std::size_t i = 0; i < sizeof...(I); ++i) prefix[i + 1] = prefix[i] + counts[i];
     return prefix;
-}
-(std::make_index_sequence<field_count<T>()>{});
+}(std::make_index_sequence<field_count<T>()>{});
 
 /// Index of the field that holds leaf L.
 template <class T, std::size_t L>

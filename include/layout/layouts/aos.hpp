@@ -74,8 +74,7 @@ struct aos {
 
         template <class Mutable = E>
             requires(!std::is_const_v<Mutable>)
-        LAYOUT_HOST_DEVICE operator storage<const Mutable>() const noexcept
-        {
+        LAYOUT_HOST_DEVICE operator storage<const Mutable>() const noexcept {
             return {data};
         }
     };

@@ -16,8 +16,8 @@
 #include <algorithm>
 #include <array>
 #include <cstddef>
-#include <string>
 #include <limits>
+#include <string>
 #include <type_traits>
 
 namespace layout::detail {
@@ -106,7 +106,8 @@ struct aosoa {
             return {static_cast<byte*>(block)};
         }
         /// view(blocks, n) over blocks the user owns, laid out as mapping says.
-        LAYOUT_HOST_DEVICE static storage from_pointer(detail::copy_const_t<E, void>* blocks) noexcept {
+        LAYOUT_HOST_DEVICE static storage
+        from_pointer(detail::copy_const_t<E, void>* blocks) noexcept {
             return {static_cast<byte*>(blocks)};
         }
 
@@ -134,8 +135,7 @@ struct aosoa {
 
         template <class Mutable = E>
             requires(!std::is_const_v<Mutable>)
-        LAYOUT_HOST_DEVICE operator storage<const Mutable>() const noexcept
-        {
+        LAYOUT_HOST_DEVICE operator storage<const Mutable>() const noexcept {
             return {data};
         }
     };
@@ -164,9 +164,9 @@ struct aosoa {
     /// fixed-count lane loop (what vectorizes without a remainder), then the partial last block
     /// of the view, if it is in the range. f gets a view of the current block (see aosoa_block).
     template <class T, class F>
-    LAYOUT_HOST_LOOP static void host_loop(F& f, std::size_t n, std::size_t first_block,
-                                           std::size_t end_block,
-                                           detail::copy_const_t<T, std::byte>* LAYOUT_RESTRICT data);
+    LAYOUT_HOST_LOOP static void
+    host_loop(F& f, std::size_t n, std::size_t first_block, std::size_t end_block,
+              detail::copy_const_t<T, std::byte>* LAYOUT_RESTRICT data);
 };
 
 } // namespace layout::policy
@@ -205,8 +205,7 @@ struct aosoa_block {
         }
         template <class Mutable = E>
             requires(!std::is_const_v<Mutable>)
-        LAYOUT_HOST_DEVICE operator storage<const Mutable>() const noexcept
-        {
+        LAYOUT_HOST_DEVICE operator storage<const Mutable>() const noexcept {
             return {block, first, lane0};
         }
     };
@@ -225,10 +224,9 @@ namespace layout::policy {
 
 template <std::size_t Lanes>
 template <class T, class F>
-LAYOUT_HOST_LOOP void aosoa<Lanes>::host_loop(F& f, std::size_t n, std::size_t first_block,
-                                              std::size_t end_block,
-                                              detail::copy_const_t<T, std::byte>* LAYOUT_RESTRICT
-                                                  data) {
+LAYOUT_HOST_LOOP void
+aosoa<Lanes>::host_loop(F& f, std::size_t n, std::size_t first_block, std::size_t end_block,
+                        detail::copy_const_t<T, std::byte>* LAYOUT_RESTRICT data) {
     constexpr std::size_t block_bytes = mapping<std::remove_const_t<T>>::block_bytes;
     using block_view = view<T, detail::aosoa_block<Lanes>>;
     const std::size_t full_end = std::min(end_block, n / Lanes);

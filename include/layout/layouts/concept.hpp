@@ -156,21 +156,20 @@ struct rebuild_storage {
 /// states it, static_assert(layout::layout_policy<L, T>), in its tests (mapping_test.cpp for
 /// the four of the library, custom_layout_test.cpp for one of a user's own).
 template <class L, class T>
-concept layout_policy =
-    requires(std::size_t n, typename L::template storage<T> s,
-             typename L::template storage<const T> c, void* block) {
-        { L::template mapping<T>::bytes(n) } -> std::same_as<std::size_t>;
-        { L::template mapping<T>::offset(n, n, n) } -> std::same_as<std::size_t>;
-        { L::template mapping<T>::rounded_capacity(n) } -> std::same_as<std::size_t>;
-        { L::template mapping<T>::leaf_run } -> std::convertible_to<std::size_t>;
-        s.at(n).template leaf<0>();
-        { L::template storage<T>::from_block(block, n) } -> std::same_as<decltype(s)>;
-        { s.first_byte() } -> std::convertible_to<const void*>;
-        { c.first_byte() } -> std::convertible_to<const void*>;
-        { s } -> std::convertible_to<decltype(c)>;
-        L::template runs<T>(n, detail::ignore_runs{}, s, c);
-        { s.split(detail::rebuild_storage<decltype(s)>{}) } -> std::same_as<decltype(s)>;
-        { c.split(detail::rebuild_storage<decltype(c)>{}) } -> std::same_as<decltype(c)>;
-    };
+concept layout_policy = requires(std::size_t n, typename L::template storage<T> s,
+                                 typename L::template storage<const T> c, void* block) {
+    { L::template mapping<T>::bytes(n) } -> std::same_as<std::size_t>;
+    { L::template mapping<T>::offset(n, n, n) } -> std::same_as<std::size_t>;
+    { L::template mapping<T>::rounded_capacity(n) } -> std::same_as<std::size_t>;
+    { L::template mapping<T>::leaf_run } -> std::convertible_to<std::size_t>;
+    s.at(n).template leaf<0>();
+    { L::template storage<T>::from_block(block, n) } -> std::same_as<decltype(s)>;
+    { s.first_byte() } -> std::convertible_to<const void*>;
+    { c.first_byte() } -> std::convertible_to<const void*>;
+    { s } -> std::convertible_to<decltype(c)>;
+    L::template runs<T>(n, detail::ignore_runs{}, s, c);
+    { s.split(detail::rebuild_storage<decltype(s)>{}) } -> std::same_as<decltype(s)>;
+    { c.split(detail::rebuild_storage<decltype(c)>{}) } -> std::same_as<decltype(c)>;
+};
 
 } // namespace layout

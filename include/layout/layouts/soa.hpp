@@ -78,8 +78,10 @@ struct soa {
                 constexpr std::size_t at = [] {
                     std::size_t k = 0;
                     for (std::size_t leaf : {Kept...})
-                        if (leaf == L) return k;
-                        else ++k;
+                        if (leaf == L)
+                            return k;
+                        else
+                            ++k;
                     return k;
                 }();
                 static_assert(at < sizeof...(Kept), "layout: this leaf was not selected");
@@ -119,11 +121,12 @@ struct soa {
         template <class... Columns>
             requires(sizeof...(Columns) == leaf_count_v<E>)
         LAYOUT_HOST_DEVICE static storage from_columns(Columns*... columns) noexcept {
-            static_assert([]<std::size_t... L>(std::index_sequence<L...>) {
-                return (std::is_same_v<std::remove_const_t<Columns>, leaf_t<E, L>> && ...);
-            }(std::index_sequence_for<Columns...>{}),
-                          "layout: a SoA view takes one pointer per leaf, of that leaf's type, "
-                          "in declaration order");
+            static_assert(
+                []<std::size_t... L>(std::index_sequence<L...>) {
+                    return (std::is_same_v<std::remove_const_t<Columns>, leaf_t<E, L>> && ...);
+                }(std::index_sequence_for<Columns...>{}),
+                "layout: a SoA view takes one pointer per leaf, of that leaf's type, "
+                "in declaration order");
             return rebuild(columns...);
         }
         /// Elements [k, ...) of this storage.
@@ -185,8 +188,7 @@ struct soa {
 
         template <class Mutable = E>
             requires(!std::is_const_v<Mutable>)
-        LAYOUT_HOST_DEVICE operator storage<const Mutable>() const noexcept
-        {
+        LAYOUT_HOST_DEVICE operator storage<const Mutable>() const noexcept {
             storage<const E> s{};
             for (std::size_t l = 0; l < leaf_count_v<E>; ++l) s.columns[l] = columns[l];
             return s;

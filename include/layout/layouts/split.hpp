@@ -181,7 +181,8 @@ struct split {
     template <class E>
     struct storage {
         using parts = detail::split_parts<std::remove_const_t<E>, Keys...>;
-        using first_storage = detail::storage<detail::copy_const_t<E, typename parts::first_type>, First>;
+        using first_storage =
+            detail::storage<detail::copy_const_t<E, typename parts::first_type>, First>;
         using second_storage =
             detail::storage<detail::copy_const_t<E, typename parts::second_type>, Second>;
         using cursor = detail::split_cursor<E, parts, typename first_storage::cursor,
@@ -233,8 +234,8 @@ struct split {
         }
         template <class... P>
         LAYOUT_HOST_DEVICE static storage rebuild(P*... p) noexcept {
-            constexpr std::size_t k =
-                decltype(std::declval<const first_storage&>().split(detail::count_pointers{}))::value;
+            constexpr std::size_t k = decltype(std::declval<const first_storage&>().split(
+                detail::count_pointers{}))::value;
             return [&]<std::size_t... A, std::size_t... B>(std::index_sequence<A...>,
                                                            std::index_sequence<B...>) {
                 return storage{first_storage::rebuild(detail::nth_pointer<A>(p...)...),
@@ -244,8 +245,7 @@ struct split {
 
         template <class Mutable = E>
             requires(!std::is_const_v<Mutable>)
-        LAYOUT_HOST_DEVICE operator storage<const Mutable>() const noexcept
-        {
+        LAYOUT_HOST_DEVICE operator storage<const Mutable>() const noexcept {
             return {first, second};
         }
     };

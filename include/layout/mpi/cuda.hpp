@@ -52,7 +52,7 @@ enum class device_path {
     automatic,  ///< cuda_aware where the MPI library says so, else staged
     cuda_aware, ///< device pointers to MPI
     staged,     ///< through pinned host buffers
-    nccl        ///< grouped ncclSend/ncclRecv on the plan's stream (use_nccl, <layout/mpi/nccl.hpp>)
+    nccl ///< grouped ncclSend/ncclRecv on the plan's stream (use_nccl, <layout/mpi/nccl.hpp>)
 };
 
 /// Whether the MPI library takes device pointers, as it says at run time.
@@ -95,8 +95,8 @@ struct device_state : extension {
         return path == device_path::cuda_aware || moved_by_mover() ||
                (path == device_path::automatic && cuda_aware_mpi());
     }
-    bool post(const pattern& p, direction d, std::size_t bytes_per_element,
-              const std::byte* send, std::byte* recv) override {
+    bool post(const pattern& p, direction d, std::size_t bytes_per_element, const std::byte* send,
+              std::byte* recv) override {
         if (!moved_by_mover()) return false;
         mover->post(p, d, bytes_per_element, send, recv, stream);
         return true;
@@ -158,8 +158,8 @@ __global__ void pack_indexed_kernel(layout::view<const T, L> src,
 /// dst[first + i] = message[i] (travelling leaves): migration and halo gather.
 template <class T, class S, class L, std::size_t... K>
 __global__ void unpack_kernel(layout::view<T, L> dst,
-                              layout::detail::storage<const T, policy::soa> wire,
-                              std::size_t first, std::size_t n) {
+                              layout::detail::storage<const T, policy::soa> wire, std::size_t first,
+                              std::size_t n) {
     const std::size_t i = std::size_t{blockIdx.x} * blockDim.x + threadIdx.x;
     if (i >= n) return;
     using W = wire_format<T, S>;
@@ -187,13 +187,15 @@ __global__ void add_kernel(layout::view<T, L> dst, const std::size_t* LAYOUT_RES
         std::size_t lo = 0, hi = segment_count;
         while (hi - lo > 1) {
             const std::size_t mid = (lo + hi) / 2;
-            if (segments[mid].offset <= g) lo = mid; else hi = mid;
+            if (segments[mid].offset <= g)
+                lo = mid;
+            else
+                hi = mid;
         }
         const device_segment seg = segments[lo];
         const std::size_t i = g - seg.offset;
-        ((to.template leaf<W::leaves[K]>() +=
-          reinterpret_cast<const leaf_t<T, W::leaves[K]>*>(seg.message +
-                                                           seg.count * W::prefix[K])[i]),
+        ((to.template leaf<W::leaves[K]>() += reinterpret_cast<const leaf_t<T, W::leaves[K]>*>(
+              seg.message + seg.count * W::prefix[K])[i]),
          ...);
     }
 }
@@ -262,9 +264,9 @@ struct transport<layout::cuda::device_memory> {
         std::byte* staged_send = st.staged_send.reserve(send_bytes);
         std::byte* staged_recv = st.staged_recv.reserve(recv_bytes);
         if (send_bytes)
-            layout::cuda::check(cudaMemcpyAsync(staged_send, send, send_bytes,
-                                                cudaMemcpyDeviceToHost, st.stream),
-                                "cudaMemcpyAsync (staging)");
+            layout::cuda::check(
+                cudaMemcpyAsync(staged_send, send, send_bytes, cudaMemcpyDeviceToHost, st.stream),
+                "cudaMemcpyAsync (staging)");
         layout::cuda::check(cudaStreamSynchronize(st.stream), "cudaStreamSynchronize");
         return {staged_send, staged_recv};
     }
@@ -278,7 +280,8 @@ struct transport<layout::cuda::device_memory> {
         const auto& in = p.in_segments(d);
         std::size_t recv_bytes = 0;
         for (std::size_t k = 0; k < in.size(); ++k)
-            if (in[k].rank != p.rank()) recv_bytes += message_bytes(W::bytes_per_element, in[k].count);
+            if (in[k].rank != p.rank())
+                recv_bytes += message_bytes(W::bytes_per_element, in[k].count);
         if (!st.direct() && recv_bytes)
             layout::cuda::check(cudaMemcpyAsync(st.recv.data(), st.staged_recv.data(), recv_bytes,
                                                 cudaMemcpyHostToDevice, st.stream),
@@ -303,8 +306,8 @@ struct transport<layout::cuda::device_memory> {
         if (st.owners_version != p.version()) build_owners(p, st);
         std::vector<device_segment> segments;
         for (std::size_t k = 0; k < in.size(); ++k)
-            segments.push_back({p.in_message(d, k, st.send.data(), st.recv.data()), in[k].offset,
-                                in[k].count});
+            segments.push_back(
+                {p.in_message(d, k, st.send.data(), st.recv.data()), in[k].offset, in[k].count});
         if (segments.empty() || st.owner_count == 0) return;
         const auto* segs = upload(st.segments, segments, st.stream);
         const unsigned grid = layout::cuda::detail::grid_size(

@@ -45,8 +45,8 @@ struct all_fields {};
 
 namespace detail {
 
-using layout::detail::first_leaf;
 using layout::detail::field_t;
+using layout::detail::first_leaf;
 using layout::detail::is_leaf_v;
 
 /// [first leaf, one past the last leaf) of the member a path of keys names inside T.
@@ -117,11 +117,13 @@ struct wire_format {
                     order[k++] = l;
         return order;
     }();
-    static_assert([] {
-        for (const auto& leaf : layout::detail::leaf_table<T>)
-            if (leaf.alignment > 16) return false;
-        return true;
-    }(), "layout: mpi: a leaf aligned to more than 16 bytes cannot travel");
+    static_assert(
+        [] {
+            for (const auto& leaf : layout::detail::leaf_table<T>)
+                if (leaf.alignment > 16) return false;
+            return true;
+        }(),
+        "layout: mpi: a leaf aligned to more than 16 bytes cannot travel");
     /// prefix[k]: bytes per element of the columns before column k; prefix[count]: all of them.
     static constexpr auto prefix = [] {
         std::array<std::size_t, count + 1> p{};
@@ -158,6 +160,7 @@ constexpr std::size_t message_bytes(std::size_t bytes_per_element, std::size_t n
 
 /// Bytes that one element puts on the wire when the selection S of T's leaves travels.
 template <class T, class S = all_fields>
-inline constexpr std::size_t wire_bytes_per_element_v = detail::wire_format<T, S>::bytes_per_element;
+inline constexpr std::size_t wire_bytes_per_element_v =
+    detail::wire_format<T, S>::bytes_per_element;
 
 } // namespace layout::mpi

@@ -80,13 +80,9 @@ public:
     std::size_t destination_size() const noexcept { return pattern_.recv_total(); }
     /// Elements that leave this rank for another one, and that arrive from another one.
     std::size_t send_count() const noexcept { return pattern_.send_total() - self_count(true); }
-    std::size_t receive_count() const noexcept {
-        return pattern_.recv_total() - self_count(false);
-    }
+    std::size_t receive_count() const noexcept { return pattern_.recv_total() - self_count(false); }
     /// Buffer allocations so far (a plan reused with sizes that fit allocates nothing).
-    std::size_t buffer_allocations() const noexcept {
-        return pattern_.allocations();
-    }
+    std::size_t buffer_allocations() const noexcept { return pattern_.allocations(); }
     MPI_Comm communicator() const noexcept { return pattern_.communicator(); }
 
     /// Collective. Packs src's travelling fields and sends them; src may change afterwards.
@@ -124,8 +120,8 @@ public:
                             "; the received elements were discarded",
                         pattern_.rank());
         }
-        detail::finish_exchange<S, detail::memory_of_t<Dst>>(
-            pattern_, detail::direction::forward, layout::detail::as_view(dst), 0);
+        detail::finish_exchange<S, detail::memory_of_t<Dst>>(pattern_, detail::direction::forward,
+                                                             layout::detail::as_view(dst), 0);
     }
 
     /// start then finish; src and dst may be the same container. A dst container grows before

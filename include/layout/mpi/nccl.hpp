@@ -61,8 +61,7 @@ public:
         } start{};
         if (rank_ == 0) start.result = static_cast<int>(ncclGetUniqueId(&start.id));
         detail::check(MPI_Bcast(&start, sizeof start, MPI_BYTE, 0, comm), "MPI_Bcast");
-        detail::check_nccl(static_cast<ncclResult_t>(start.result), "ncclGetUniqueId (rank 0)",
-                           0);
+        detail::check_nccl(static_cast<ncclResult_t>(start.result), "ncclGetUniqueId (rank 0)", 0);
         detail::check_nccl(ncclCommInitRank(&comm_, size, start.id, rank_), "ncclCommInitRank",
                            rank_);
     }
@@ -93,8 +92,8 @@ namespace detail {
 class nccl_mover final : public message_mover {
 public:
     explicit nccl_mover(ncclComm_t comm) : comm_(comm) {}
-    void post(const pattern& p, direction d, std::size_t bytes_per_element,
-              const std::byte* send, std::byte* recv, cudaStream_t stream) override {
+    void post(const pattern& p, direction d, std::size_t bytes_per_element, const std::byte* send,
+              std::byte* recv, cudaStream_t stream) override {
         check_nccl(ncclGroupStart(), "ncclGroupStart", p.rank());
         ncclResult_t result = ncclSuccess;
         const char* failed = nullptr;
@@ -133,8 +132,8 @@ void use_nccl(Plan& plan, const nccl_communicator& nccl) {
     detail::check_nccl(ncclCommCount(nccl.get(), &count), "ncclCommCount", rank);
     if (rank != plan.pattern().rank() || count != plan.pattern().size())
         throw std::invalid_argument(
-            "layout::mpi::use_nccl: the NCCL communicator's rank " + std::to_string(rank) +
-            " of " + std::to_string(count) + " is not the plan's rank " +
+            "layout::mpi::use_nccl: the NCCL communicator's rank " + std::to_string(rank) + " of " +
+            std::to_string(count) + " is not the plan's rank " +
             std::to_string(plan.pattern().rank()) + " of " + std::to_string(plan.pattern().size()));
     st.mover = std::make_unique<detail::nccl_mover>(nccl.get());
     st.path = device_path::nccl;

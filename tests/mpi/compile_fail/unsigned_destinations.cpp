@@ -4,6 +4,4 @@
 
 #include <vector>
 
-void f(const std::vector<unsigned>& to) {
-    layout::mpi::migration_plan plan(MPI_COMM_WORLD, to);
-}
+void f(const std::vector<unsigned>& to) { layout::mpi::migration_plan plan(MPI_COMM_WORLD, to); }

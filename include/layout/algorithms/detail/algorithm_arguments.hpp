@@ -67,8 +67,8 @@ constexpr bool in_host_only_memory() {
 /// A contiguous range of integers: indices for gather, scatter and permute.
 template <class R>
 concept index_range = std::ranges::contiguous_range<R> && std::ranges::sized_range<R> &&
-    std::integral<std::ranges::range_value_t<R>> &&
-    !std::is_same_v<std::ranges::range_value_t<R>, bool>;
+                      std::integral<std::ranges::range_value_t<R>> &&
+                      !std::is_same_v<std::ranges::range_value_t<R>, bool>;
 
 template <index_range R>
 auto index_span(R&& r) noexcept {
@@ -79,7 +79,7 @@ auto index_span(R&& r) noexcept {
 /// A contiguous, writable range of keys.
 template <class R>
 concept key_range = std::ranges::contiguous_range<R> && std::ranges::sized_range<R> &&
-    !std::is_const_v<std::remove_reference_t<std::ranges::range_reference_t<R>>>;
+                    !std::is_const_v<std::remove_reference_t<std::ranges::range_reference_t<R>>>;
 
 template <key_range R>
 auto key_span(R&& r) noexcept {

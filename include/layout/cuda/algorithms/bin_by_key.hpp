@@ -12,9 +12,9 @@
 #  error "layout/cuda/algorithms/bin_by_key.hpp needs a CUDA compiler (nvcc)"
 #endif
 
-#include "../../config.hpp"
 #include "../../algorithms/detail/algorithm_arguments.hpp"
 #include "../../algorithms/detail/algorithm_checks.hpp"
+#include "../../config.hpp"
 #include "../../policies.hpp"
 #include "../../vector.hpp"
 #include "../detail/algorithm_checks.hpp"
@@ -77,18 +77,18 @@ bins<Index> bin_by_key(Keys&& keys, std::size_t num_bins, cudaStream_t stream = 
     constexpr const char* function = "layout::cuda::bin_by_key";
     const std::size_t n = k.size();
     layout::detail::check_index_type<Index>(function, n);
-    layout::detail::check_bin_count(
-        function, num_bins, layout::vector<Index, policy::aos, device_memory>::max_size());
+    layout::detail::check_bin_count(function, num_bins,
+                                    layout::vector<Index, policy::aos, device_memory>::max_size());
     detail::validate_indices(function, "key", k.data(), n, num_bins, "the number of bins is",
                              stream);
     // Keys in [0, num_bins) are non-negative: sort them as unsigned, on the low bits only.
     using U = std::make_unsigned_t<K>;
     // (At most the key's width: more bins than K can name need no more bits.)
     const int end_bit =
-        num_bins <= 1 ? 1
-                      : std::min(static_cast<int>(sizeof(U) * 8),
-                                 static_cast<int>(std::bit_width(
-                                     static_cast<std::uint64_t>(num_bins - 1))));
+        num_bins <= 1
+            ? 1
+            : std::min(static_cast<int>(sizeof(U) * 8),
+                       static_cast<int>(std::bit_width(static_cast<std::uint64_t>(num_bins - 1))));
     // The offsets are allocated before the sort changes the keys: a failed allocation throws
     // with nothing changed.
     layout::vector<Index, policy::aos, device_memory> offsets(num_bins + 1);

@@ -64,8 +64,8 @@ __global__ void flag_kernel(layout::view<const T, L> v, Pred pred, unsigned char
 template <bool Value, class T, class L, class Pred>
 void launch_flags(const layout::view<const T, L>& v, const Pred& pred, unsigned char* flags,
                   cudaStream_t stream, const char* function) {
-    flag_kernel<Value><<<grid_size(v.size(), block_size, function), block_size, 0, stream>>>(
-        v, pred, flags);
+    flag_kernel<Value>
+        <<<grid_size(v.size(), block_size, function), block_size, 0, stream>>>(v, pred, flags);
     check_launch(function);
 }
 
@@ -117,8 +117,8 @@ std::size_t remove_on_device(const layout::view<T, L>& v, const Pred& pred, cuda
             // One temporary, as large as the largest leaf's needs.
             (([&] {
                  std::size_t bytes = 0;
-                 check(cub::DeviceSelect::Flagged(nullptr, bytes, leaf_values<Leaf>(v),
-                                                  flags.get(), count.get(), n, stream),
+                 check(cub::DeviceSelect::Flagged(nullptr, bytes, leaf_values<Leaf>(v), flags.get(),
+                                                  count.get(), n, stream),
                        "cub::DeviceSelect::Flagged");
                  temp_bytes = std::max(temp_bytes, bytes);
              }()),

@@ -19,10 +19,10 @@
 #  error "layout/cuda/algorithms/gather_scatter.hpp needs a CUDA compiler (nvcc)"
 #endif
 
-#include "../../algorithms/gather_scatter.hpp"
-#include "../../config.hpp"
 #include "../../algorithms/detail/algorithm_arguments.hpp"
 #include "../../algorithms/detail/algorithm_checks.hpp"
+#include "../../algorithms/gather_scatter.hpp"
+#include "../../config.hpp"
 #include "../../policies.hpp"
 #include "../../reflect.hpp"
 #include "../../view.hpp"
@@ -150,7 +150,7 @@ void launch_scatter(const layout::view<T, DL>& dst, const layout::view<const T, 
 /// dst[i] = src[indices[i]] for i in [0, count): indices is a device pointer. Asynchronous on
 /// stream. Throws std::length_error if dst.size() != count.
 template <layout::detail::viewable Src, class I, layout::detail::viewable Dst>
-requires std::is_integral_v<I>
+    requires std::is_integral_v<I>
 void gather(Src&& src, const I* indices, std::size_t count, Dst&& dst, cudaStream_t stream = 0) {
     constexpr const char* function = "layout::cuda::gather";
     const auto [s, d] = detail::check_device_move(function, src, dst, count,
@@ -173,7 +173,7 @@ void gather(Src&& src, Indices&& indices, Dst&& dst, cudaStream_t stream = 0) {
 /// count. Repeated indices: see <layout/cuda/algorithms.hpp> (per leaf, one of the colliding
 /// values).
 template <layout::detail::viewable Src, class I, layout::detail::viewable Dst>
-requires std::is_integral_v<I>
+    requires std::is_integral_v<I>
 void scatter(Src&& src, const I* indices, std::size_t count, Dst&& dst, cudaStream_t stream = 0) {
     constexpr const char* function = "layout::cuda::scatter";
     const auto [s, d] =

@@ -14,10 +14,10 @@
 #  error "layout/cuda/algorithms/permute.hpp needs a CUDA compiler (nvcc)"
 #endif
 
-#include "../../config.hpp"
-#include "../../copy.hpp"
 #include "../../algorithms/detail/algorithm_arguments.hpp"
 #include "../../algorithms/detail/algorithm_checks.hpp"
+#include "../../config.hpp"
+#include "../../copy.hpp"
 #include "../../policies.hpp"
 #include "../../scratch.hpp"
 #include "../../view.hpp"
@@ -86,7 +86,7 @@ private:
 
 /// dst[i] = src[perm[i]] with perm a permutation of [0, n) (checked with LAYOUT_CHECK_BOUNDS).
 template <layout::detail::viewable Src, class I, layout::detail::viewable Dst>
-requires std::is_integral_v<I>
+    requires std::is_integral_v<I>
 void permute(Src&& src, const I* perm, std::size_t count, Dst&& dst, cudaStream_t stream = 0) {
     constexpr const char* function = "layout::cuda::permute";
     const auto [s, d] =
@@ -105,7 +105,7 @@ void permute(Src&& src, Perm&& perm, Dst&& dst, cudaStream_t stream = 0) {
 /// x[i] = old x[perm[i]] through a scratch copy of x (same layout, stream-ordered), so views of
 /// x stay valid. Costs one device copy of x plus one gather.
 template <layout::detail::viewable X, class I>
-requires std::is_integral_v<I>
+    requires std::is_integral_v<I>
 void permute_in_place(X&& x, const I* perm, std::size_t count, cudaStream_t stream = 0) {
     detail::check_device_container<X>();
     const auto v = layout::detail::as_view(x);

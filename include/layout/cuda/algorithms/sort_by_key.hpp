@@ -12,9 +12,9 @@
 #  error "layout/cuda/algorithms/sort_by_key.hpp needs a CUDA compiler (nvcc)"
 #endif
 
-#include "../../config.hpp"
 #include "../../algorithms/detail/algorithm_arguments.hpp"
 #include "../../algorithms/detail/algorithm_checks.hpp"
+#include "../../config.hpp"
 #include "../../policies.hpp"
 #include "../../vector.hpp"
 #include "../detail/algorithm_checks.hpp"

@@ -13,9 +13,9 @@
 #  error "layout/cuda/detail/algorithm_checks.hpp needs a CUDA compiler (nvcc)"
 #endif
 
-#include "../../config.hpp"
 #include "../../algorithms/detail/algorithm_arguments.hpp"
 #include "../../algorithms/detail/algorithm_checks.hpp"
+#include "../../config.hpp"
 #include "../../policies.hpp"
 #include "../error.hpp"
 #include "launch.hpp"

@@ -11,8 +11,8 @@
 #  error "layout/cuda/detail/device_ranges.hpp needs a CUDA compiler (nvcc)"
 #endif
 
-#include "../../config.hpp"
 #include "../../algorithms/detail/algorithm_arguments.hpp"
+#include "../../config.hpp"
 #include "../../policies.hpp"
 #include "../../vector.hpp"
 #include "../../view.hpp"

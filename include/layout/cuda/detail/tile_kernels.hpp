@@ -171,8 +171,7 @@ __global__ void convert_from_aos_kernel(layout::view<T, Dst> dst,
                       tile_get<shape::pad, leaf_t<T, L>>(tile, base + leaf_offset_v<T, L>)),
                  ...);
                 ((to.template leaf<L>() = layout::detail::leaf_ref<L>(value)), ...);
-            }
-            (std::make_index_sequence<leaf_count_v<T>>{});
+            }(std::make_index_sequence<leaf_count_v<T>>{});
         }
         __syncthreads(); // the next chunk overwrites the tile
     }
@@ -200,12 +199,10 @@ __global__ void convert_to_aos_kernel(std::byte* LAYOUT_RESTRICT dst,
                 (tile_put<shape::pad>(tile, base + leaf_offset_v<T, L>,
                                       layout::detail::leaf_ref<L>(value)),
                  ...);
-            }
-            (std::make_index_sequence<leaf_count_v<T>>{});
+            }(std::make_index_sequence<leaf_count_v<T>>{});
             [&]<std::size_t... K>(std::index_sequence<K...>) {
                 ((tile[padded<shape::pad>(base + padding_offset_v<T, K>)] = std::byte{0}), ...);
-            }
-            (std::make_index_sequence<padding_count_v<T>>{});
+            }(std::make_index_sequence<padding_count_v<T>>{});
         }
         __syncthreads(); // the pieces written out hold leaves of other threads' elements
 

@@ -13,8 +13,8 @@
 /// container into a SoA storage whose columns point into the message.
 #pragma once
 
-#include "../../algorithms/gather_scatter.hpp"
 #include "../../algorithms/detail/algorithm_arguments.hpp"
+#include "../../algorithms/gather_scatter.hpp"
 #include "../../memory.hpp"
 #include "../../policies.hpp"
 #include "../../view.hpp"
@@ -37,7 +37,7 @@ using layout::detail::copy_const_t;
 /// leaves point into the message, the others are null and never touched.
 template <class E, class S>
 layout::detail::storage<E, policy::soa> wire_storage(copy_const_t<E, std::byte>* base,
-                                                      std::size_t n) {
+                                                     std::size_t n) {
     using W = wire_format<std::remove_const_t<E>, S>;
     layout::detail::storage<E, policy::soa> w{};
     for (std::size_t k = 0; k < W::count; ++k) w.columns[W::leaves[k]] = base + n * W::prefix[k];
@@ -126,9 +126,8 @@ struct transport {
     /// keep_self: an in-place migration whose elements that stay are moved inside the container
     /// by receive (see move_stayers), so they are not packed.
     template <class S, class T, class L>
-    static std::pair<const std::byte*, std::byte*> pack(pattern& p, direction d,
-                                                        const view<const T, L>& src,
-                                                        std::size_t base, bool keep_self) {
+    static std::pair<const std::byte*, std::byte*>
+    pack(pattern& p, direction d, const view<const T, L>& src, std::size_t base, bool keep_self) {
         using W = wire_format<T, S>;
         const auto [send_bytes, recv_bytes] = p.layout_messages(d, W::bytes_per_element);
         std::byte* send = p.host_send_.reserve(send_bytes);

@@ -56,12 +56,18 @@ enum class operation : std::int64_t {
 
 inline const char* operation_name(std::int64_t op) {
     switch (op) {
-    case 1: return "a plan's construction";
-    case 2: return "a plan's update";
-    case 3: return "a migration";
-    case 4: return "a halo gather";
-    case 5: return "a halo scatter_add";
-    default: return "an unknown operation";
+    case 1:
+        return "a plan's construction";
+    case 2:
+        return "a plan's update";
+    case 3:
+        return "a migration";
+    case 4:
+        return "a halo gather";
+    case 5:
+        return "a halo scatter_add";
+    default:
+        return "an unknown operation";
     }
 }
 
@@ -210,8 +216,9 @@ public:
         int finalized = 1;
         MPI_Finalized(&finalized);
         if (!finalized) {
-            if (!requests_.empty()) MPI_Waitall(static_cast<int>(requests_.size()),
-                                                requests_.data(), MPI_STATUSES_IGNORE);
+            if (!requests_.empty())
+                MPI_Waitall(static_cast<int>(requests_.size()), requests_.data(),
+                            MPI_STATUSES_IGNORE);
             if (comm_ != MPI_COMM_NULL) MPI_Comm_free(&comm_);
         }
     }
@@ -301,7 +308,8 @@ private:
                 item_slots_[k] = -1;
                 continue;
             }
-            const std::size_t slot = (r < 0 || r >= size_) ? ranks_.size() : slot_of(static_cast<int>(r));
+            const std::size_t slot =
+                (r < 0 || r >= size_) ? ranks_.size() : slot_of(static_cast<int>(r));
             if (slot == ranks_.size()) {
                 problem = "layout::mpi: " + std::string(what) + " " + std::to_string(k) +
                           " names rank " + std::to_string(r) +
@@ -332,7 +340,6 @@ private:
     }
 
 public:
-
     // ---- agreement -----------------------------------------------------------------------------
 
     /// Collective over the user's communicator (so that ranks running different plans still meet
@@ -346,7 +353,14 @@ public:
         const std::string& problem = local.problem;
         const auto o = static_cast<std::int64_t>(op);
         std::int64_t v[9] = {local.ok() ? 0 : rank_ + 1,
-                             o, -o, value, -value, version_, -version_, signature, -signature};
+                             o,
+                             -o,
+                             value,
+                             -value,
+                             version_,
+                             -version_,
+                             signature,
+                             -signature};
         check(MPI_Allreduce(MPI_IN_PLACE, v, 9, MPI_INT64_T, MPI_MAX, user_comm_),
               "MPI_Allreduce (agreement)", rank_);
         if (local.failure) std::rethrow_exception(local.failure);
@@ -354,8 +368,8 @@ public:
             throw error(problem + " [every rank of the communicator throws; no element moved]",
                         rank_);
         if (v[0] != 0)
-            throw error("layout::mpi: rank " + std::to_string(v[0] - 1) +
-                            " refused its input to " + operation_name(o) +
+            throw error("layout::mpi: rank " + std::to_string(v[0] - 1) + " refused its input to " +
+                            operation_name(o) +
                             " or could not prepare it (its exception says why); no element "
                             "moved",
                         static_cast<int>(v[0] - 1));
@@ -399,7 +413,8 @@ public:
     /// in_bytes_[k] where in segment k starts in the receive buffer (self takes no room: it is
     /// read from the send buffer). Returns {send buffer bytes, receive buffer bytes}. Local: it
     /// runs before the agreement, and reserves what post() and wait() need.
-    std::pair<std::size_t, std::size_t> layout_messages(direction d, std::size_t bytes_per_element) {
+    std::pair<std::size_t, std::size_t> layout_messages(direction d,
+                                                        std::size_t bytes_per_element) {
         const auto& out = out_segments(d);
         const auto& in = in_segments(d);
         out_bytes_.resize(out.size());
@@ -503,8 +518,8 @@ public:
     void wait() {
         if (requests_.empty()) return;
         statuses_.resize(requests_.size());
-        const int code = MPI_Waitall(static_cast<int>(requests_.size()), requests_.data(),
-                                     statuses_.data());
+        const int code =
+            MPI_Waitall(static_cast<int>(requests_.size()), requests_.data(), statuses_.data());
         requests_.clear();
         check(code, "MPI_Waitall", rank_);
         for (std::size_t k = 0; k < receives_; ++k) {
@@ -512,8 +527,10 @@ public:
             MPI_Get_count(&statuses_[k], MPI_BYTE, &bytes);
             if (bytes != expected_[k])
                 throw error("layout::mpi: rank " + std::to_string(statuses_[k].MPI_SOURCE) +
-                                " sent " + std::to_string(bytes) + " bytes where this rank's "
-                                "plan expected " + std::to_string(expected_[k]),
+                                " sent " + std::to_string(bytes) +
+                                " bytes where this rank's "
+                                "plan expected " +
+                                std::to_string(expected_[k]),
                             rank_);
         }
     }
