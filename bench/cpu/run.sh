@@ -9,6 +9,8 @@
 #   bash bench/cpu/run.sh --n 33554432 --reps 11
 #   CONFIGS="gcc-O3" bash bench/cpu/run.sh      # one configuration only
 #
+# Where a compiler is missing (the GPU machine has no clang) but build/cpu-bench-<config> holds
+# binaries built elsewhere (and lib/libomp.so.5 for clang's OpenMP), those run.
 # Arguments go to cpu_ratios (--n, --reps, --threads 1|all|both, --kernels). Build directories:
 # build/cpu-bench-<config>. OMP_NUM_THREADS etc. apply as usual.
 set -euo pipefail
@@ -28,21 +30,32 @@ for config in $configs; do
         *) echo "run.sh: unknown configuration $config (gcc-O2, gcc-O3, clang-O2, ...)" >&2; exit 2 ;;
     esac
     flags="-${config#*-}"
-    if ! command -v "$cxx" >/dev/null 2>&1; then
+    dir="build/cpu-bench-$config"
+    if command -v "$cxx" >/dev/null 2>&1; then
+        mkdir -p build
+        if [[ -f "$dir/CMakeCache.txt" ]]; then generator_args=(); else generator_args=("${generator[@]}"); fi
+        cmake -S . -B "$dir" "${generator_args[@]}" -DCMAKE_BUILD_TYPE=Release \
+            -DCMAKE_CXX_COMPILER="$cxx" -DLAYOUT_HOST_BENCH_FLAGS="$flags" \
+            -DLAYOUT_BUILD_TESTS=OFF -DLAYOUT_BUILD_EXAMPLES=ON -DLAYOUT_BUILD_BENCHMARKS=ON \
+            -DLAYOUT_ENABLE_CUDA=OFF >"$dir.configure.log" 2>&1 ||
+            { cat "$dir.configure.log" >&2; exit 1; }
+        cmake --build "$dir" -j "$jobs" --target particles_cpu cpu_ratios >"$dir.build.log" 2>&1 ||
+            { tail -50 "$dir.build.log" >&2; exit 1; }
+        "$cxx" --version | head -1 >"$dir/compiler.txt"
+        # The OpenMP runtime beside the binaries, for running them on a machine without it.
+        omp=$(ldd "$dir/bench/cpu/cpu_ratios" | awk '/libomp/ {print $3}')
+        if [[ -n "$omp" ]]; then mkdir -p "$dir/lib" && cp -L "$omp" "$dir/lib/"; fi
+        echo "==== $config: $(cat "$dir/compiler.txt"), $flags"
+    elif [[ -x "$dir/bench/cpu/cpu_ratios" && -x "$dir/examples/particles/particles_cpu" ]]; then
+        # Binaries built on another machine (no -march: they run on any x86-64), for a machine
+        # without this compiler; its OpenMP runtime comes along in $dir/lib (libomp.so.5).
+        export LD_LIBRARY_PATH="$PWD/$dir/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+        echo "==== $config: $cxx not found here: the binaries in $dir, built elsewhere by" \
+             "$(cat "$dir/compiler.txt" 2>/dev/null || echo "an unknown compiler"), $flags"
+    else
         echo "==== $config: $cxx not found, skipped"
         continue
     fi
-    dir="build/cpu-bench-$config"
-    mkdir -p build
-    if [[ -f "$dir/CMakeCache.txt" ]]; then generator_args=(); else generator_args=("${generator[@]}"); fi
-    cmake -S . -B "$dir" "${generator_args[@]}" -DCMAKE_BUILD_TYPE=Release \
-        -DCMAKE_CXX_COMPILER="$cxx" -DLAYOUT_HOST_BENCH_FLAGS="$flags" \
-        -DLAYOUT_BUILD_TESTS=OFF -DLAYOUT_BUILD_EXAMPLES=ON -DLAYOUT_BUILD_BENCHMARKS=ON \
-        -DLAYOUT_ENABLE_CUDA=OFF >"$dir.configure.log" 2>&1 ||
-        { cat "$dir.configure.log" >&2; exit 1; }
-    cmake --build "$dir" -j "$jobs" --target particles_cpu cpu_ratios >"$dir.build.log" 2>&1 ||
-        { tail -50 "$dir.build.log" >&2; exit 1; }
-    echo "==== $config: $($cxx --version | head -1), $flags"
     echo
     python3 bench/cpu/vector_check.py "$dir/examples/particles/particles_cpu"
     echo

@@ -244,6 +244,51 @@ TEST_F(cuda_for_each_element, elements_it_cannot_stage_run_under_for_each_index)
     });
 }
 
+/// A user's layout of whole elements sizeof(T) apart behind one T* (AoS under its own name):
+/// staged like AoS, chosen by the layout's facts rather than its name. A staged functor sees a
+/// view whose size is i + 1 (only element i is there, says for_each_element); under
+/// for_each_index it would see all n.
+struct my_aos : layout::policy::aos {
+    static std::string name() { return "my_aos"; }
+};
+static_assert(layout::layout_policy<my_aos, Particle>);
+
+struct record_size {
+    unsigned* sizes;
+    template <class View>
+    LAYOUT_HOST_DEVICE void operator()(const View& v, std::size_t i) const {
+        auto&& [x, y, z, vx, vy, vz, mass, charge] = v[i];
+        x += vx;
+        sizes[i] = static_cast<unsigned>(v.size());
+    }
+};
+
+template <class Policy>
+void check_staged(std::size_t n) {
+    SCOPED_TRACE(Policy::name());
+    std::mt19937 g(36);
+    const auto values = random_values<Particle>(g, n);
+    layout::vector<Particle, Policy> host(values.begin(), values.end());
+    layout::vector<Particle, Policy, layout::cuda::device_memory> dev = host;
+    unsigned* sizes = nullptr;
+    ASSERT_TRUE(check_cuda(cudaMalloc(&sizes, n * sizeof(unsigned)), "cudaMalloc"));
+    layout::cuda::for_each_element(dev.view(), record_size{sizes});
+    std::vector<unsigned> got(n);
+    ASSERT_TRUE(check_cuda(
+        cudaMemcpy(got.data(), sizes, n * sizeof(unsigned), cudaMemcpyDeviceToHost), "cudaMemcpy"));
+    cudaFree(sizes);
+    for (std::size_t i = 0; i < n; ++i) ASSERT_EQ(got[i], i + 1) << "element " << i;
+    std::vector<unsigned> host_sizes(n);
+    layout::for_each_index(host.view(), record_size{host_sizes.data()});
+    const layout::vector<Particle, Policy> back = dev;
+    EXPECT_TRUE(view_matches(back, to_std(host)));
+}
+
+TEST_F(cuda_for_each_element, layouts_of_whole_elements_are_staged_whatever_their_name) {
+    check_staged<layout::policy::aos>(1000);
+    check_staged<my_aos>(1000);
+}
+
 /// A read-only view: nothing is written back; the functor writes its result elsewhere.
 struct weigh {
     float* out;

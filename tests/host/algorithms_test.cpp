@@ -210,7 +210,8 @@ TYPED_TEST(algorithms, transform) {
     using T = typename TypeParam::value_type;
     fixture_data<C, T> d(8);
     const auto twist = [](const T& v) {
-        std::mt19937 g(static_cast<unsigned>(key(v) * 16));
+        std::mt19937 g(
+            static_cast<unsigned>(static_cast<long long>(key(v) * 16))); // keys may be negative
         return random_value<T>(g);
     };
     // in place

@@ -25,7 +25,7 @@
 #endif
 
 #include "../config.hpp"
-#include "../policies.hpp"
+#include "../layouts/concept.hpp"
 #include "../view.hpp"
 #include "detail/launch.hpp"
 #include "error.hpp"
@@ -48,6 +48,14 @@ inline constexpr unsigned staged_elements = 256;
 template <class T>
 inline constexpr bool stageable_v =
     std::is_trivially_copyable_v<T> && sizeof(T) % 4 == 0 && sizeof(T) <= 128 && alignof(T) >= 4;
+
+/// Whether Layout keeps whole elements sizeof(T) apart behind one pointer that rebuilds its
+/// storage (AoS), so that a block's elements are one run of bytes and one element in registers
+/// can stand for the view.
+template <class T, class Layout>
+inline constexpr bool stages_elements_v =
+    layout::detail::packed_elements_v<T, Layout> && stageable_v<std::remove_const_t<T>> &&
+    requires(T* p) { layout::detail::storage<T, Layout>::rebuild(p); };
 
 /// Where unit u of the tile lives in shared memory: u with its low 3 bits xor-ed with the next
 /// 3, so that 8 threads reading 8 consecutive units, and 8 threads reading unit c of 8
@@ -79,7 +87,7 @@ __device__ LAYOUT_FORCEINLINE void store_changed(unsigned* at, unsigned now,
 /// One block: staged_elements elements from first, moved in Unit-sized pieces (uint4 where
 /// sizeof(T) and the pointer allow, else 4-byte words).
 LAYOUT_EXEC_CHECK_DISABLE
-template <class T, class F, class Unit>
+template <class T, class Layout, class F, class Unit>
 __global__ void __launch_bounds__(staged_elements)
     for_each_element_kernel(F f, std::size_t n, T* LAYOUT_RESTRICT data) {
     using value = std::remove_const_t<T>;
@@ -111,8 +119,7 @@ __global__ void __launch_bounds__(staged_elements)
         std::memcpy(&element, parts, sizeof(value));
         // The view f expects, with element i where v[i] looks: only that element is there.
         const std::size_t i = first + threadIdx.x;
-        const view<T, policy::aos> v(layout::detail::storage<T, policy::aos>::rebuild(&element - i),
-                                     i + 1);
+        const view<T, Layout> v(layout::detail::storage<T, Layout>::rebuild(&element - i), i + 1);
         f(v, i);
         if constexpr (!std::is_const_v<T>) {
             std::memcpy(parts, &element, sizeof(value));
@@ -134,22 +141,23 @@ __global__ void __launch_bounds__(staged_elements)
 } // namespace detail
 
 /// Launches f(v, i) for every i on stream, where f touches element i only (see the file's
-/// comment); AoS elements are staged through shared memory, any other layout runs
+/// comment); whole elements (AoS) are staged through shared memory, any other layout runs
 /// for_each_index(v, f, stream).
 template <class T, class Layout, class F>
 void for_each_element(const view<T, Layout>& v, const F& f, cudaStream_t stream = 0) {
     using value = std::remove_const_t<T>;
-    if constexpr (std::is_same_v<Layout, policy::aos> && detail::stageable_v<value>) {
+    if constexpr (detail::stages_elements_v<T, Layout>) {
         if (v.size() == 0) return;
-        const auto address = reinterpret_cast<std::uintptr_t>(v.data());
+        T* const data = v.storage().split([](T* p) { return p; });
+        const auto address = reinterpret_cast<std::uintptr_t>(data);
         const unsigned grid =
             detail::grid_size(v.size(), detail::staged_elements, "layout::cuda::for_each_element");
         if (sizeof(value) % 16 == 0 && address % 16 == 0)
-            detail::for_each_element_kernel<T, F, uint4>
-                <<<grid, detail::staged_elements, 0, stream>>>(f, v.size(), v.data());
+            detail::for_each_element_kernel<T, Layout, F, uint4>
+                <<<grid, detail::staged_elements, 0, stream>>>(f, v.size(), data);
         else if (address % 4 == 0)
-            detail::for_each_element_kernel<T, F, unsigned>
-                <<<grid, detail::staged_elements, 0, stream>>>(f, v.size(), v.data());
+            detail::for_each_element_kernel<T, Layout, F, unsigned>
+                <<<grid, detail::staged_elements, 0, stream>>>(f, v.size(), data);
         else
             return for_each_index(v, f, stream);
         check_launch("layout::cuda::for_each_element");
