@@ -107,8 +107,8 @@ public:
     template <class Self = column>
     LAYOUT_HOST_DEVICE element_type* data() const noexcept {
         static_assert(Self::is_strided,
-                      "layout: column::data(): an AoSoA column is not one stride (it jumps "
-                      "between blocks); index the column, or use mdspan()");
+                      "layout: column::data(): this column is not one stride; index the column "
+                      "(or, under AoSoA, whose columns jump between blocks, use mdspan())");
         if constexpr (is_contiguous) {
             return view_.storage().template leaf_data<Leaf>();
         } else {
@@ -122,8 +122,8 @@ public:
     template <class Self = column>
     LAYOUT_HOST_DEVICE size_type stride() const noexcept {
         static_assert(Self::is_strided,
-                      "layout: column::stride(): an AoSoA column is not one stride (it jumps "
-                      "between blocks); index the column, or use mdspan()");
+                      "layout: column::stride(): this column is not one stride; index the column "
+                      "(or, under AoSoA, whose columns jump between blocks, use mdspan())");
         if constexpr (is_contiguous)
             return 1;
         else

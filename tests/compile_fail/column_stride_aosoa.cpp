@@ -1,5 +1,5 @@
 // An AoSoA column jumps between blocks: it is not one stride, and stride() refuses it.
-// expected-error: layout: column::stride\(\): an AoSoA column is not one stride
+// expected-error: layout: column::stride\(\): this column is not one stride
 #include <layout/layout.hpp>
 
 struct S {
