@@ -100,7 +100,9 @@ constexpr auto walk_path_of(path_t<Keys...>) {
 }
 template <class T, auto Key>
 constexpr auto walk_key() {
-    if constexpr (std::is_class_v<decltype(Key)>)
+    // remove_cvref: nvcc's host pass gives a class-type template argument's decltype as a
+    // reference (const path_t<...>&), where g++ and clang give const path_t<...>.
+    if constexpr (std::is_class_v<std::remove_cvref_t<decltype(Key)>>)
         return walk_path_of<T>(Key);
     else
         return walk_path<T, Key>();
