@@ -114,14 +114,24 @@ TYPED_TEST(selection_gpu, copies_chosen_fields_between_device_layouts) {
 }
 
 /// Nested members as keys (layout::path) in a split layout and a selection under nvcc, whose
-/// host pass once refused them: pos.y and id in AoS, the rest SoA; a kernel over the selection
-/// of pos.y and id; the result against the model, every other leaf untouched.
+/// host pass once refused them: pos.y and id in AoS, the rest SoA; kernels over the selection
+/// of pos.y and id (all in the first part) and of w (all in the second), each a kernel argument
+/// whose other part is dropped (an empty member once put the size where the device did not
+/// look for it); the result against the model, every other leaf untouched.
 template <class Sel>
 __global__ void shift_y(Sel sel) {
     const std::size_t i = std::size_t{blockIdx.x} * blockDim.x + threadIdx.x;
     if (i >= sel.size()) return;
     auto&& [y, id] = sel[i];
     y += static_cast<float>(id);
+}
+
+template <class Sel>
+__global__ void double_w(Sel sel) {
+    const std::size_t i = std::size_t{blockIdx.x} * blockDim.x + threadIdx.x;
+    if (i >= sel.size()) return;
+    auto&& [w] = sel[i];
+    w *= 2;
 }
 
 class selection_gpu_paths : public gpu_test {};
@@ -137,8 +147,10 @@ TEST_F(selection_gpu_paths, split_and_select_by_nested_member) {
     const auto sel = dev.select<layout::path<&Body::pos, &Vec3::y>, &Body::id>();
     shift_y<<<(model.size() + 127) / 128, 128>>>(sel);
     ASSERT_TRUE(check_cuda(cudaGetLastError(), "shift_y launch"));
+    double_w<<<(model.size() + 127) / 128, 128>>>(dev.select<&Body::w>());
+    ASSERT_TRUE(check_cuda(cudaGetLastError(), "double_w launch"));
     const layout::vector<Body, y_and_id> back = dev;
-    for (auto& b : model) b.pos.y += static_cast<float>(b.id);
+    for (auto& b : model) b.pos.y += static_cast<float>(b.id), b.w *= 2;
     EXPECT_TRUE(matches(back, model));
 }
 

@@ -95,14 +95,33 @@ struct split_cursor {
     }
 };
 
-/// A split storage narrowed to some leaves (storage::keep): each part narrowed, or dropped.
+/// A split storage narrowed to some leaves (storage::keep): each part narrowed, or dropped
+/// (no_leaves). A dropped part is not a member: selections go to kernels by value, and nvcc's
+/// device pass ignores [[no_unique_address]] where its host pass honours it, so an empty member
+/// would move the members after it on one side only (the kernel then read a wrong size).
 template <class E, class Parts, class First, class Second>
 struct split_kept {
     using cursor = split_cursor<E, Parts, typename First::cursor, typename Second::cursor>;
-    [[no_unique_address]] First first; // no_leaves takes no room
-    [[no_unique_address]] Second second;
+    First first;
+    Second second;
     LAYOUT_HOST_DEVICE LAYOUT_FORCEINLINE cursor at(std::size_t i) const noexcept {
         return {first.at(i), second.at(i)};
+    }
+};
+template <class E, class Parts, class First>
+struct split_kept<E, Parts, First, no_leaves> {
+    using cursor = split_cursor<E, Parts, typename First::cursor, no_leaves::cursor>;
+    First first;
+    LAYOUT_HOST_DEVICE LAYOUT_FORCEINLINE cursor at(std::size_t i) const noexcept {
+        return {first.at(i), {}};
+    }
+};
+template <class E, class Parts, class Second>
+struct split_kept<E, Parts, no_leaves, Second> {
+    using cursor = split_cursor<E, Parts, no_leaves::cursor, typename Second::cursor>;
+    Second second;
+    LAYOUT_HOST_DEVICE LAYOUT_FORCEINLINE cursor at(std::size_t i) const noexcept {
+        return {{}, second.at(i)};
     }
 };
 
@@ -222,7 +241,13 @@ struct split {
                 first, std::make_index_sequence<in_first::leaves.size()>{});
             auto b = detail::keep_listed<in_second>(
                 second, std::make_index_sequence<in_second::leaves.size()>{});
-            return detail::split_kept<E, parts, decltype(a), decltype(b)>{a, b};
+            using kept = detail::split_kept<E, parts, decltype(a), decltype(b)>;
+            if constexpr (std::is_same_v<decltype(b), detail::no_leaves>)
+                return kept{a};
+            else if constexpr (std::is_same_v<decltype(a), detail::no_leaves>)
+                return kept{b};
+            else
+                return kept{a, b};
         }
 
         /// Kernel arguments: the first part's pointers, then the second's, and back.
