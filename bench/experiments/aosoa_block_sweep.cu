@@ -21,7 +21,6 @@
 #include <string>
 #include <vector>
 
-
 constexpr std::size_t n = std::size_t{1} << 25; // 32 Mi particles, 1 GiB
 constexpr int reps = 30;
 
@@ -66,7 +65,8 @@ float run(const std::vector<Particle>& values, const F& f) {
         const float fa[] = {a.x, a.y, a.z, a.vx, a.vy, a.vz, a.mass, a.charge};
         const float fb[] = {b.x, b.y, b.z, b.vx, b.vy, b.vz, b.mass, b.charge};
         bool same = true;
-        for (int k = 0; k < 8; ++k) same = same && std::fabs(fa[k] - fb[k]) <= 4e-7f * std::fabs(fb[k]);
+        for (int k = 0; k < 8; ++k)
+            same = same && std::fabs(fa[k] - fb[k]) <= 4e-7f * std::fabs(fb[k]);
         if (!same) {
             std::printf("MISMATCH %s element %zu\n", L::name().c_str(), i);
             ++failures;
