@@ -43,7 +43,7 @@ configure() {
 
 # Without a GPU the CUDA code is compiled to check it, not to run it: nvcc's front end and the
 # host compiler see every line, but unoptimized, and into PTX only (no ptxas). That takes the
-# heaviest unit from 250 to 98 s, CI's CUDA half from about 33 to 13 CPU-minutes. A machine
+# heaviest unit from 250 to 98 s, CI's CUDA half from 33 to 19 CPU-minutes. A machine
 # with a GPU builds for sm_90 at -O2 and runs the GPU tests.
 cuda=(-DCMAKE_CUDA_FLAGS_RELEASE=-O2)
 if ! nvidia-smi -L >/dev/null 2>&1; then
