@@ -71,14 +71,13 @@ if [[ "${LAYOUT_CLANG:-1}" != 0 ]]; then
         -DCMAKE_CXX_FLAGS="$sanitize" -DCMAKE_EXE_LINKER_FLAGS="$sanitize" "${tests_only[@]}"
     cmake --build "$clang" -j "$jobs"
     asan="strict_string_checks=1:detect_stack_use_after_return=1"
-    export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1"
-    ASAN_OPTIONS="detect_leaks=1:$asan" ctest --test-dir "$clang" --output-on-failure -j "$jobs" \
-        -LE '^mpi$'
+    ubsan="print_stacktrace=1:halt_on_error=1"
+    ASAN_OPTIONS="detect_leaks=1:$asan" UBSAN_OPTIONS="$ubsan" \
+        ctest --test-dir "$clang" --output-on-failure -j "$jobs" -LE '^mpi$'
     # Open MPI leaks its own allocations at MPI_Finalize (LeakSanitizer lists thousands, in
     # libmpi and its plug-ins): the MPI tests run under ASan and UBSan without the leak check.
-    ASAN_OPTIONS="detect_leaks=0:$asan" ctest --test-dir "$clang" --output-on-failure -j "$jobs" \
-        -L '^mpi$'
-    unset UBSAN_OPTIONS
+    ASAN_OPTIONS="detect_leaks=0:$asan" UBSAN_OPTIONS="$ubsan" \
+        ctest --test-dir "$clang" --output-on-failure -j "$jobs" -L '^mpi$'
 fi
 
 if [[ "${LAYOUT_TSAN:-1}" != 0 ]]; then

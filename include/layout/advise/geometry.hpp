@@ -217,12 +217,14 @@ std::string policy_spelling() {
         return "layout::policy::" + L::name();
 }
 
-/// A part's layout at run time, from the layout's type.
-template <class L>
+/// A part's layout at run time, from the facts its mapping of the part's type P states: whole
+/// elements (element_stride), whole columns (leaf_run), or runs of lanes in blocks.
+template <class L, class P>
 part_mapping::kind part_kind() {
-    if constexpr (std::is_same_v<L, policy::aos>)
+    using map = mapping<P, L>;
+    if constexpr (requires { map::element_stride; })
         return part_mapping::kind::aos;
-    else if constexpr (std::is_same_v<L, policy::soa>)
+    else if constexpr (map::leaf_run == layout::detail::whole_column)
         return part_mapping::kind::soa;
     else
         return part_mapping::kind::aosoa;
@@ -258,10 +260,12 @@ layout_geometry geometry_of() {
             size[part].push_back(detail::leaf_descs<T>[l].size);
             align[part].push_back(detail::leaf_descs<T>[l].alignment);
         }
-        const detail::part_mapping first(detail::part_kind<typename L::first_layout>(), 0, size[0],
-                                         align[0]);
-        const detail::part_mapping second(detail::part_kind<typename L::second_layout>(), 0,
-                                          size[1], align[1]);
+        const detail::part_mapping first(
+            detail::part_kind<typename L::first_layout, typename parts::first_type>(), 0, size[0],
+            align[0]);
+        const detail::part_mapping second(
+            detail::part_kind<typename L::second_layout, typename parts::second_type>(), 0, size[1],
+            align[1]);
         const auto known_first = first.known_alignment(), known_second = second.known_alignment();
         for (std::size_t l = 0; l < leaf_count_v<T>; ++l)
             g.known_alignment.push_back(parts::in_first[l] ? known_first[index[l]]
@@ -270,7 +274,7 @@ layout_geometry geometry_of() {
         g.name = L::name();
         g.spelling = detail::policy_spelling<L>();
         g.runs.assign(leaf_count_v<T>, map::leaf_run);
-        g.whole_elements = std::is_same_v<L, policy::aos>;
+        g.whole_elements = layout::detail::packed_elements_v<T, L>;
         if constexpr (requires { map::element_stride; }) {
             g.known_alignment = detail::aos_known_alignment<T>();
             constexpr std::size_t stride = map::element_stride;
