@@ -58,7 +58,17 @@ struct kept_value {
         value.value = v;
     }
 };
-struct nothing_kept {};
+/// Where a proxy keeps that value: a base class, empty for read-only proxies. A base rather
+/// than a [[no_unique_address]] member: proxies can be kernel arguments (or captured by device
+/// lambdas), and nvcc's device pass ignores that attribute where its host pass honours it, so
+/// an empty member would change the proxy's size on one side only; empty bases take no room on
+/// both sides.
+template <class T, bool ReadOnly>
+struct kept_slot {
+    kept_value<T> kept_;
+};
+template <class T>
+struct kept_slot<T, true> {};
 
 /// Ordering from T's < alone, against a T or a proxy of T: for a T without <=>.
 template <class T, class Other>
@@ -79,7 +89,7 @@ LAYOUT_HOST_DEVICE LAYOUT_FORCEINLINE auto value_of(const element_ref<U, F, C>& 
 /// Proxy for one (sub)object of type U, whose first leaf is leaf First of the element the
 /// cursor reaches. U is const for read-only views.
 template <class U, std::size_t First, class Cursor>
-class element_ref {
+class element_ref : detail::kept_slot<std::remove_const_t<U>, std::is_const_v<U>> {
 public:
     using value_type = std::remove_const_t<U>;
 
@@ -94,7 +104,7 @@ public:
     /// lvalue, or through its fields, it reads the element, as any proxy does. Read-only proxies
     /// only rebind, so they keep nothing.
     LAYOUT_HOST_DEVICE element_ref(element_ref&& other) noexcept : cursor_(other.cursor_) {
-        if constexpr (!std::is_const_v<U>) kept_.keep(other.take());
+        if constexpr (!std::is_const_v<U>) this->kept_.keep(other.take());
     }
     /// Field I: a reference to a scalar member, or a proxy of a struct or std::array member.
     template <std::size_t I>
@@ -296,7 +306,7 @@ private:
     /// The kept value if there is one, else the element's.
     LAYOUT_HOST_DEVICE LAYOUT_FORCEINLINE value_type take() const noexcept {
         if constexpr (!std::is_const_v<U>)
-            if (kept_.held) return kept_.value.value;
+            if (this->kept_.held) return this->kept_.value.value;
         return load();
     }
 
@@ -305,11 +315,6 @@ public:
 
 private:
     Cursor cursor_;
-    // Empty for read-only proxies; for mutable ones, unused (and optimized away) unless the
-    // proxy was made by moving.
-    [[no_unique_address]] std::conditional_t<std::is_const_v<U>, detail::nothing_kept,
-                                             detail::kept_value<value_type>>
-        kept_{};
 };
 
 namespace detail {

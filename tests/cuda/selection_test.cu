@@ -154,4 +154,74 @@ TEST_F(selection_gpu_paths, split_and_select_by_nested_member) {
     EXPECT_TRUE(matches(back, model));
 }
 
+/// Proxies inside a kernel argument, each followed by a member whose offset depends on the
+/// proxy's size (as in a device lambda that captures a proxy and a scale): a read-only proxy of
+/// a SoA element (its kept value an empty base) and a proxy of a split selection whose other
+/// part is dropped (an empty cursor member). An empty [[no_unique_address]] member in either
+/// had one size or offset in nvcc's host pass and another in its device pass, so the kernel
+/// read the scale, or the column pointer, from the wrong place.
+template <class Ref>
+struct proxy_and_scale {
+    Ref ref;
+    float scale;
+};
+
+template <class Ref>
+__global__ void scaled_x(proxy_and_scale<Ref> a, float* out) {
+    auto&& [x, y, z] = a.ref;
+    out[0] = x * a.scale;
+    out[1] = y * a.scale;
+    out[2] = z * a.scale;
+}
+
+template <class Ref>
+__global__ void scaled_w(proxy_and_scale<Ref> a, float* out) {
+    auto&& [w] = a.ref;
+    out[0] = static_cast<float>(w) * a.scale;
+}
+
+// Through a function template: nvcc's host pass cannot spell a decltype of these proxies in a
+// launch.
+template <class Ref>
+void launch_scaled_x(Ref ref, float scale, float* out) {
+    scaled_x<<<1, 1>>>(proxy_and_scale<Ref>{ref, scale}, out);
+}
+template <class Ref>
+void launch_scaled_w(Ref ref, float scale, float* out) {
+    scaled_w<<<1, 1>>>(proxy_and_scale<Ref>{ref, scale}, out);
+}
+
+class proxy_arguments_gpu : public gpu_test {};
+
+TEST_F(proxy_arguments_gpu, proxies_passed_by_value_to_kernels) {
+    std::mt19937 g(21);
+    const auto model = random_particles(g, 100);
+    const device_vector<Particle, layout::policy::soa> dev(
+        layout::soa_vector<Particle>(model.begin(), model.end()));
+    float* out = nullptr;
+    ASSERT_TRUE(check_cuda(cudaMalloc(&out, 3 * sizeof(float)), "cudaMalloc"));
+    const auto pos = dev.select<&Particle::x, &Particle::y, &Particle::z>();
+    // Made on the host: a cursor into device memory, not read here.
+    launch_scaled_x(pos[42], 3.0f, out);
+    ASSERT_TRUE(check_cuda(cudaGetLastError(), "scaled_x launch"));
+    float back[3] = {};
+    ASSERT_TRUE(check_cuda(cudaMemcpy(back, out, sizeof back, cudaMemcpyDeviceToHost), "copy"));
+    EXPECT_EQ(back[0], model[42].x * 3.0f);
+    EXPECT_EQ(back[1], model[42].y * 3.0f);
+    EXPECT_EQ(back[2], model[42].z * 3.0f);
+
+    using y_and_id = layout::policy::split<layout::policy::aos, layout::policy::soa,
+                                           layout::path<&Body::pos, &Vec3::y>, &Body::id>;
+    std::vector<Body> bodies(50);
+    for (auto& b : bodies) b = random_value<Body>(g);
+    const device_vector<Body, y_and_id> split_dev(
+        layout::vector<Body, y_and_id>(bodies.begin(), bodies.end()));
+    const auto w = split_dev.select<&Body::w>(); // only in the second part
+    launch_scaled_w(w[17], 0.5f, out);
+    ASSERT_TRUE(check_cuda(cudaGetLastError(), "scaled_w launch"));
+    ASSERT_TRUE(check_cuda(cudaMemcpy(back, out, sizeof(float), cudaMemcpyDeviceToHost), "copy"));
+    EXPECT_EQ(back[0], static_cast<float>(bodies[17].w) * 0.5f);
+    cudaFree(out);
+}
+
 } // namespace

@@ -81,11 +81,14 @@ struct split_parts {
     using second_type = leaf_pack_of<T, part_list<false, second_count>>;
 };
 
-/// Leaf L of the element: in the first part's cursor or in the second's.
+/// Leaf L of the element: in the first part's cursor or in the second's. A dropped part's
+/// cursor (no_leaves::cursor) is an ordinary empty member, not [[no_unique_address]]: a proxy
+/// holding this cursor can be a kernel argument, and nvcc's device pass ignores the attribute
+/// where its host pass honours it (split_kept says what that did).
 template <class E, class Parts, class First, class Second>
 struct split_cursor {
-    [[no_unique_address]] First first;
-    [[no_unique_address]] Second second;
+    First first;
+    Second second;
     template <std::size_t L>
     LAYOUT_HOST_DEVICE LAYOUT_FORCEINLINE copy_const_t<E, leaf_t<E, L>>& leaf() const noexcept {
         if constexpr (Parts::in_first[L])
