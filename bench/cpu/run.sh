@@ -3,7 +3,8 @@
 # g++ -O2, g++ -O3 and clang++ -O2 (each where the compiler exists), then for each prints the
 # disassembly check (vectorized yes/no per kernel and layout, bench/cpu/vector_check.py) and the
 # library/raw ratio table (one thread and all OpenMP threads; useful GB/s against the copy
-# bandwidth, the better of std::copy and a copy loop), and at the end one summary table.
+# bandwidth, the better of std::copy and a copy loop), then the split<aosoa<32>, soa> table
+# (cpu_split_blocks), and at the end one summary table of cpu_ratios' rows.
 #
 #   bash bench/cpu/run.sh                       # n = 8M particles, 21 alternating runs each
 #   bash bench/cpu/run.sh --n 33554432 --reps 11
@@ -39,7 +40,8 @@ for config in $configs; do
             -DLAYOUT_BUILD_TESTS=OFF -DLAYOUT_BUILD_EXAMPLES=ON -DLAYOUT_BUILD_BENCHMARKS=ON \
             -DLAYOUT_ENABLE_CUDA=OFF >"$dir.configure.log" 2>&1 ||
             { cat "$dir.configure.log" >&2; exit 1; }
-        cmake --build "$dir" -j "$jobs" --target particles_cpu cpu_ratios >"$dir.build.log" 2>&1 ||
+        cmake --build "$dir" -j "$jobs" --target particles_cpu cpu_ratios cpu_split_blocks \
+            >"$dir.build.log" 2>&1 ||
             { tail -50 "$dir.build.log" >&2; exit 1; }
         "$cxx" --version | head -1 >"$dir/compiler.txt"
         # The OpenMP runtime beside the binaries, for running them on a machine without it.
@@ -62,6 +64,16 @@ for config in $configs; do
     "$dir/bench/cpu/cpu_ratios" "$@" | tee -a "$log" | sed "s/^cpu_ratios:/cpu_ratios ($config):/"
     echo "== end $config" >>"$log"
     echo
+    # split<aosoa<32>, soa>: the same n and repetitions (--n, --reps only).
+    if [[ -x "$dir/bench/cpu/cpu_split_blocks" ]]; then
+        split_args=()
+        for ((k = 1; k <= $#; k++)); do
+            case "${!k}" in --n | --reps) j=$((k + 1)); split_args+=("${!k}" "${!j}") ;; esac
+        done
+        "$dir/bench/cpu/cpu_split_blocks" "${split_args[@]}" |
+            sed "s/^cpu_split_blocks:/cpu_split_blocks ($config):/"
+        echo
+    fi
 done
 
 # One table: lib/raw per kernel, layout and thread count (columns), one column per configuration.

@@ -2,8 +2,8 @@
 """Vectorized or not, per kernel and layout, from the disassembly of a built particles_cpu.
 
 The CPU counterpart of bench/sass_compare.py: objdump -d the binary, find the out-of-line loop
-functions (the library's layout::detail::host_loop_elements<T, Layout, F> and
-layout::policy::aosoa<N>::host_loop<T, F>, and the hand-written
+functions (the library's layout::detail::host_loop_elements<T, Layout, F, ...> and
+layout::detail::host_loop_blocks<T, Layout, N, F, ...>, and the hand-written
 particles::cpu_raw loops), and count in each
   packed  - packed float arithmetic on xmm/ymm/zmm (addps, vmulps, vfmadd231ps, ...)
   scalar  - scalar float arithmetic (addss, mulss, ...)
@@ -49,17 +49,15 @@ def functions(binary):
 def classify(name):
     """(kernel, element, layout, variant) of a loop function, or None."""
     # layout::detail::host_loop_elements<T, layout::policy::aos|soa|split<...>, F const, ...>
-    # and the AoSoA block/lane nest, layout::policy::aosoa<N>::host_loop<T, F const>
-    m = re.match(r"void layout::detail::host_loop_elements<(?:const )?(\w+)(?: const)?, "
-                 r"layout::policy::(aos|soa|split)\b", name) or \
-        re.match(r"void layout::policy::(aosoa)<(\d+)u?l?>::host_loop<(?:const )?(\w+)", name)
+    # and the block/lane nest, layout::detail::host_loop_blocks<T, layout::policy::aosoa<N>, ...>
+    m = re.match(r"void layout::detail::host_loop_(?:elements|blocks)<(?:const )?(\w+)(?: const)?, "
+                 r"layout::policy::(aos|soa|split|aosoa)\b(?:<(\d+)u?l?>)?", name)
     if m:
         f = FUNCTOR.search(name)
         if not f:
             return None
-        if m.group(1) == "aosoa":
-            return KERNELS[f.group(1)], m.group(3), "aosoa" + m.group(2), "library"
-        return KERNELS[f.group(1)], m.group(1), m.group(2), "library"
+        layout = m.group(2) + (m.group(3) if m.group(2) == "aosoa" else "")
+        return KERNELS[f.group(1)], m.group(1), layout, "library"
     if "particles::cpu_raw::" not in name:
         return None
     m = re.search(r"cpu_raw::(\w+?)_(aos|soa|split)(?:<(\w+)>)?\(", name)

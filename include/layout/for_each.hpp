@@ -14,9 +14,10 @@
 /// must not throw under exec::parallel (OpenMP ends the program). In return the loop runs at
 /// the speed of the hand-written one for each layout, vectorized (detail/host_loop.hpp says how):
 ///   - aos, soa: f(v, i) in one loop over i, v rebuilt from __restrict__ pointers;
-///   - aosoa<N>: a loop over blocks and, inside, over the N lanes; f is called with a view of
-///     the current block (layout_type detail::aosoa_block<N>) in which v[i] is element i, as in
-///     the whole view, and v.size() is the whole view's size.
+///   - aosoa<N>, and a split with an aosoa<N> part: a loop over blocks and, inside, over the
+///     N lanes; f is called with a view of the current block (layout_type
+///     detail::aosoa_block<N>, or the split of it and the other part) in which v[i] is element
+///     i, as in the whole view, and v.size() is the whole view's size.
 /// Default policy: exec::parallel (all OpenMP threads for 32768 elements or more, when compiled
 /// with OpenMP; serial otherwise). See <layout/execution.hpp>.
 #pragma once

@@ -128,7 +128,13 @@ using cases = ::testing::Types<
     test_case<Body, layout::policy::aos>, test_case<Body, layout::policy::soa>,
     test_case<Body, layout::policy::aosoa<16>>, test_case<Body, layout::policy::aosoa<1>>,
     test_case<Particle, layout::policy::split<layout::policy::aos, layout::policy::soa, 0, 2>>,
-    test_case<Body, layout::policy::split<layout::policy::aosoa<8>, layout::policy::soa, 0>>>;
+    test_case<Body, layout::policy::split<layout::policy::aosoa<8>, layout::policy::soa, 0>>,
+    // Splits in blocks: both parts of one size, the other part AoS, 3 lanes; and parts of two
+    // sizes (no blocks: an element loop).
+    test_case<Mixed, layout::policy::split<layout::policy::aosoa<8>, layout::policy::aosoa<8>, 1>>,
+    test_case<Particle, layout::policy::split<layout::policy::soa, layout::policy::aosoa<3>, 0, 5>>,
+    test_case<Mixed,
+              layout::policy::split<layout::policy::aosoa<32>, layout::policy::aosoa<8>, 0, 2>>>;
 TYPED_TEST_SUITE(for_each_host, cases);
 
 TYPED_TEST(for_each_host, serial_and_parallel_match_the_model) {
@@ -271,6 +277,40 @@ TEST(for_each_host_threads, serial_calls_the_callers_functor) {
     layout::aosoa<Particle, 4> c(10);
     layout::for_each_index(layout::exec::serial, c.view(), f);
     EXPECT_EQ(f.calls, 10u);
+}
+
+/// Which loop ran: the functor records the layout of the view it was handed.
+template <class Expected>
+struct records_view_layout {
+    bool* all_expected;
+    template <class View>
+    void operator()(const View&, std::size_t) const {
+        if (!std::is_same_v<typename View::layout_type, Expected>) *all_expected = false;
+    }
+};
+
+TEST(for_each_host_split, a_part_in_blocks_makes_the_loop_run_in_blocks) {
+    using layout::policy::aos;
+    using layout::policy::aosoa;
+    using layout::policy::soa;
+    using layout::policy::split;
+    bool all = true;
+    // A split with an aosoa part: views of one block, each part through its view of the block.
+    layout::vector<Particle, split<aosoa<8>, soa, 0, 1>> blocked(100);
+    layout::for_each_index(
+        layout::exec::serial, blocked.view(),
+        records_view_layout<split<layout::detail::aosoa_block<8>, soa, 0, 1>>{&all});
+    EXPECT_TRUE(all);
+    // Parts in blocks of two sizes: the whole view, element by element.
+    using uneven = split<aosoa<32>, aosoa<8>, 0>;
+    layout::vector<Particle, uneven> whole(100);
+    layout::for_each_index(layout::exec::serial, whole.view(), records_view_layout<uneven>{&all});
+    EXPECT_TRUE(all);
+    // And no blocks at all.
+    using hot_cold = split<aos, soa, 0>;
+    layout::vector<Particle, hot_cold> plain(100);
+    layout::for_each_index(layout::exec::serial, plain.view(), records_view_layout<hot_cold>{&all});
+    EXPECT_TRUE(all);
 }
 
 } // namespace

@@ -3,8 +3,11 @@
 /// it must match:
 ///
 ///     any layout   for (i) f(v, i)   v rebuilt from the view's pointers as __restrict__ parameters
-///     a layout with a loop of its own (L::host_loop: aosoa<N>'s block and lane loop, in
-///     layouts/aosoa.hpp), that loop
+///     a layout in blocks of N lanes (L::host_units::lanes: aosoa<N>, a split with an aosoa<N>
+///     part)   for (block k) for (lane l) f(b, k * N + l), b the view of block k
+///                 (L::block_layout, storage::block(k)), in which element i is lane i - k * N:
+///                 affine in i, so the lane loop vectorizes (over the whole view, i % N and
+///                 i / N are not affine in i, and the loop stays scalar)
 ///
 /// Why each piece is there (g++ 12 and clang 14, -O2 and -O3):
 ///  - The pointers arrive as separate __restrict__ parameters of a function that is not inlined
@@ -56,13 +59,39 @@ LAYOUT_HOST_LOOP void host_loop_elements(F& f, std::size_t n, std::size_t begin,
     }
 }
 
+/// Blocks [first_block, end_block) of the view of n elements that Layout rebuilds from pointers,
+/// in blocks of Lanes elements: the full ones with a fixed-count lane loop (what vectorizes
+/// without a remainder), then the view's partial last block, if it is in the range.
+template <class T, class Layout, std::size_t Lanes, class F, class... Pointee>
+LAYOUT_HOST_LOOP void host_loop_blocks(F& f, std::size_t n, std::size_t first_block,
+                                       std::size_t end_block,
+                                       Pointee* LAYOUT_RESTRICT... pointers) {
+    const auto s = storage<T, Layout>::rebuild(pointers...);
+    using block_view = view<T, typename Layout::block_layout>;
+    const std::size_t full_end = std::min(end_block, n / Lanes);
+    for (std::size_t k = first_block; k < full_end; ++k) {
+        const block_view b(s.block(k), n);
+        LAYOUT_IVDEP
+        for (std::size_t l = 0; l < Lanes; ++l) f(b, k * Lanes + l);
+    }
+    if (full_end < end_block) {
+        const std::size_t k = full_end;
+        const block_view b(s.block(k), n);
+        // min: tells the compiler that the lanes are those of this block (n - k * Lanes is
+        // fewer than Lanes anyway), so that the cursor's other-block path folds away here too.
+        const std::size_t lanes = std::min(n - k * Lanes, Lanes);
+        for (std::size_t l = 0; l < lanes; ++l) f(b, k * Lanes + l);
+    }
+}
+
 #if defined(__clang__)
 #  pragma clang diagnostic pop
 #endif
 
 /// How a view's work is cut between threads: in units of elements, or what the layout says
-/// (aosoa: blocks), each thread's share a multiple of `grain` units so that no two threads
-/// write into one 64-byte cache line of a column (for leaves of 1 to 8 bytes: 64 elements).
+/// (blocks of `lanes` elements), each thread's share a multiple of `grain` units so that no two
+/// threads write into one 64-byte cache line of a column (for leaves of 1 to 8 bytes: 64
+/// elements).
 template <class Layout>
 struct host_units {
     static constexpr std::size_t grain = 64;
@@ -76,17 +105,16 @@ struct host_units<Layout> : Layout::host_units {};
 template <class T, class Layout, class F>
 void host_loop(F& f, const view<T, Layout>& v, std::size_t begin, std::size_t end) {
     v.storage().split([&](auto*... pointers) {
-        if constexpr (requires {
-                          Layout::template host_loop<T>(f, v.size(), begin, end, pointers...);
-                      })
-            Layout::template host_loop<T>(f, v.size(), begin, end, pointers...);
+        if constexpr (requires { Layout::host_units::lanes; })
+            host_loop_blocks<T, Layout, Layout::host_units::lanes>(f, v.size(), begin, end,
+                                                                   pointers...);
         else
             host_loop_elements<T, Layout>(f, v.size(), begin, end, pointers...);
     });
 }
 
 /// Whether V is a view that host_loop can run (a view of a layout that rebuilds from
-/// pointers; an aosoa_block view, made inside a loop, takes a plain loop).
+/// pointers; a block's view, made inside a loop, takes a plain loop).
 template <class V>
 inline constexpr bool has_host_loop_v = false;
 template <class T, class Layout>

@@ -6,7 +6,7 @@
 ///     mapping<P, policy::aosoa<32>>::offset(i, l, cap)    // (i/32)*384 + {0, 128}[l] + (i%32)*{4, 8}[l]
 ///
 /// Also here: aosoa_block<Lanes>, the layout of the one-block views that layout::for_each_index
-/// hands a functor on the host, and the block loop that makes them.
+/// hands a functor (detail/host_loop.hpp on the host, cuda/for_each.hpp on the GPU).
 #pragma once
 
 #include "../config.hpp"
@@ -31,7 +31,7 @@ template <std::size_t Lanes>
 struct aosoa {
     static_assert(Lanes >= 1, "layout: aosoa needs at least one lane per block");
     static constexpr std::size_t lanes = Lanes;
-    /// The layout of a view of one block (storage::block_of).
+    /// The layout of a view of one block (storage::block, storage::block_of).
     using block_layout = detail::aosoa_block<Lanes>;
     static std::string name() { return "aosoa" + std::to_string(Lanes); }
 
@@ -117,6 +117,12 @@ struct aosoa {
         LAYOUT_HOST_DEVICE detail::copy_const_t<E, void>* first_byte() const noexcept {
             return data;
         }
+        /// The storage of a view of block k (detail::aosoa_block): layout::for_each_index's
+        /// lane loop on the host (detail/host_loop.hpp).
+        LAYOUT_HOST_DEVICE LAYOUT_FORCEINLINE auto block(std::size_t k) const noexcept {
+            using block = typename block_layout::template storage<E>;
+            return block{data + k * cursor::map::block_bytes, k * Lanes};
+        }
         /// The storage of a view of the block holding element i (detail::aosoa_block), whose
         /// lane arithmetic is affine in the element index: cuda::for_each_index gives a thread
         /// its consecutive elements through it, so that their accesses to a leaf merge into one
@@ -154,19 +160,8 @@ struct aosoa {
             }
     }
 
-    /// layout::for_each_index on the host splits the work in blocks.
-    struct host_units {
-        static constexpr std::size_t grain = 1;
-        static constexpr std::size_t count(std::size_t n) { return (n + Lanes - 1) / Lanes; }
-    };
-
-    /// Blocks [first_block, end_block) of a view of n elements at data: the full ones with a
-    /// fixed-count lane loop (what vectorizes without a remainder), then the partial last block
-    /// of the view, if it is in the range. f gets a view of the current block (see aosoa_block).
-    template <class T, class F>
-    LAYOUT_HOST_LOOP static void
-    host_loop(F& f, std::size_t n, std::size_t first_block, std::size_t end_block,
-              detail::copy_const_t<T, std::byte>* LAYOUT_RESTRICT data);
+    /// layout::for_each_index on the host runs blocks of Lanes elements (detail/host_loop.hpp).
+    using host_units = detail::blocks_of<Lanes>;
 };
 
 } // namespace layout::policy
@@ -212,41 +207,3 @@ struct aosoa_block {
 };
 
 } // namespace layout::detail
-
-namespace layout::policy {
-
-// assume_safety makes clang warn (-Wpass-failed) when a functor's loop cannot vectorize anyway;
-// that is not the user's error, so the warning is silenced here rather than failing -Werror.
-#if defined(__clang__)
-#  pragma clang diagnostic push
-#  pragma clang diagnostic ignored "-Wpass-failed"
-#endif
-
-template <std::size_t Lanes>
-template <class T, class F>
-LAYOUT_HOST_LOOP void
-aosoa<Lanes>::host_loop(F& f, std::size_t n, std::size_t first_block, std::size_t end_block,
-                        detail::copy_const_t<T, std::byte>* LAYOUT_RESTRICT data) {
-    constexpr std::size_t block_bytes = mapping<std::remove_const_t<T>>::block_bytes;
-    using block_view = view<T, detail::aosoa_block<Lanes>>;
-    const std::size_t full_end = std::min(end_block, n / Lanes);
-    for (std::size_t k = first_block; k < full_end; ++k) {
-        const block_view b({data + k * block_bytes, k * Lanes}, n);
-        LAYOUT_IVDEP
-        for (std::size_t l = 0; l < Lanes; ++l) f(b, k * Lanes + l);
-    }
-    if (full_end < end_block) {
-        const std::size_t k = full_end;
-        const block_view b({data + k * block_bytes, k * Lanes}, n);
-        // min: tells the compiler that the lanes are those of this block (n - k * Lanes is
-        // fewer than Lanes anyway), so that the cursor's other-block path folds away here too.
-        const std::size_t lanes = std::min(n - k * Lanes, Lanes);
-        for (std::size_t l = 0; l < lanes; ++l) f(b, k * Lanes + l);
-    }
-}
-
-#if defined(__clang__)
-#  pragma clang diagnostic pop
-#endif
-
-} // namespace layout::policy

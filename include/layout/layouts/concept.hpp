@@ -30,7 +30,10 @@
 ///                             lanes are affine in i (cuda::for_each_index: vector accesses)
 ///     storage::keep<L...>()   a storage of leaves L... alone (at(i).leaf<L>() as before), for
 ///                             view::select: SoA keeps only the chosen columns' pointers
-///     L::host_units, L::host_loop   a loop of its own for layout::for_each_index on the host
+///     L::host_units           count(n), grain: the units of layout::for_each_index's work on
+///                             the host (default: elements); with `lanes` (blocks_of<N>), blocks
+///                             of N elements, each a lane loop over the view of the block
+///                             (L::block_layout, storage::block(k); detail/host_loop.hpp)
 ///     L::name()               what layout::advise calls it
 #pragma once
 
@@ -112,6 +115,15 @@ namespace detail {
 struct no_leaves {
     struct cursor {};
     LAYOUT_HOST_DEVICE cursor at(std::size_t) const noexcept { return {}; }
+};
+
+/// L::host_units of a layout in blocks of Lanes elements (see above): the work is cut between
+/// threads in whole blocks, each run as a loop over its lanes.
+template <std::size_t Lanes>
+struct blocks_of {
+    static constexpr std::size_t lanes = Lanes;
+    static constexpr std::size_t grain = 1;
+    static constexpr std::size_t count(std::size_t n) { return (n + Lanes - 1) / Lanes; }
 };
 
 /// Storage s narrowed to leaves L... (storage::keep where the layout has it, else s itself,

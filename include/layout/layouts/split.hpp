@@ -11,6 +11,10 @@
 ///                                               // else: round_up(12 cap, 256) + the SoA offset of
 ///                                               //       leaf l-3 of {vx, vy, vz, mass, charge}
 ///     layout::vector<P, hot_cold> v(n);         // v[i], copies, algorithms: as for any layout
+///
+/// Where a part is in blocks (aosoa<N>: host_units::lanes), so is the split: for_each_index on
+/// the host loops over blocks of N elements and their lanes, each part seen through its view
+/// of the block (the other part as it is), as it does for aosoa<N> alone.
 #pragma once
 
 #include "../config.hpp"
@@ -24,6 +28,11 @@
 #include <string>
 #include <type_traits>
 #include <utility>
+
+namespace layout::policy {
+template <class First, class Second, auto... Keys>
+struct split;
+} // namespace layout::policy
 
 namespace layout::detail {
 
@@ -139,6 +148,54 @@ struct leaves_in_part {
     }();
 };
 
+/// The lanes of a layout in blocks (host_units::lanes), else 0.
+template <class L>
+inline constexpr std::size_t block_lanes_v = 0;
+template <class L>
+    requires requires { L::host_units::lanes; }
+inline constexpr std::size_t block_lanes_v<L> = L::host_units::lanes;
+
+/// A split's blocks: its part's, or its parts' where both have blocks of one size; none (0)
+/// where they differ.
+template <class First, class Second>
+inline constexpr std::size_t split_lanes_v =
+    block_lanes_v<First> == 0                       ? block_lanes_v<Second>
+    : block_lanes_v<Second> == 0                    ? block_lanes_v<First>
+    : block_lanes_v<First> == block_lanes_v<Second> ? block_lanes_v<First>
+                                                    : 0;
+
+/// A part's layout in a view of one block: its block_layout, or itself (a part without blocks
+/// reaches element i of the block's view as it does in the whole view).
+template <class L>
+struct part_block_layout {
+    using type = L;
+};
+template <class L>
+    requires requires { typename L::block_layout; }
+struct part_block_layout<L> {
+    using type = typename L::block_layout;
+};
+
+/// A part's storage in block k's view: its block(k), or itself.
+template <class S>
+LAYOUT_HOST_DEVICE LAYOUT_FORCEINLINE auto part_block(const S& s, std::size_t k) noexcept {
+    if constexpr (requires { s.block(k); })
+        return s.block(k);
+    else
+        return s;
+}
+
+/// What a split in blocks of Lanes elements adds to the policy (layouts/concept.hpp): its
+/// host_units and the layout of a block's view; nothing where it has no blocks.
+template <class First, class Second, std::size_t Lanes, auto... Keys>
+struct split_blocks {
+    using host_units = blocks_of<Lanes>;
+    using block_layout = policy::split<typename part_block_layout<First>::type,
+                                       typename part_block_layout<Second>::type, Keys...>;
+};
+template <class First, class Second, auto... Keys>
+struct split_blocks<First, Second, 0, Keys...> {};
+
 /// The K-th of the pointers p.
 template <std::size_t K, class A, class... Rest>
 LAYOUT_HOST_DEVICE LAYOUT_FORCEINLINE constexpr auto* nth_pointer(A* a, Rest*... rest) noexcept {
@@ -157,7 +214,7 @@ struct count_pointers {
 namespace layout::policy {
 
 template <class First, class Second, auto... Keys>
-struct split {
+struct split : detail::split_blocks<First, Second, detail::split_lanes_v<First, Second>, Keys...> {
     static_assert(sizeof...(Keys) > 0,
                   "layout: split<First, Second, Keys...>: name the fields that go to First, e.g. "
                   "split<aos, soa, &P::x, &P::y>");
@@ -168,7 +225,12 @@ struct split {
     /// second layout may count on as it does at the start of a block of its own.
     static constexpr std::size_t part_alignment = 256;
 
+    /// (None for a split of layouts without one: a block's view, block_layout.)
     template <class T>
+        requires requires {
+            typename First::template mapping<T>;
+            typename Second::template mapping<T>;
+        }
     struct mapping {
         using parts = detail::split_parts<T, Keys...>;
         using first_map = layout::mapping<typename parts::first_type, First>;
@@ -202,6 +264,7 @@ struct split {
     /// The two parts' storages.
     template <class E>
     struct storage {
+        using split_policy = layout::policy::split<First, Second, Keys...>;
         using parts = detail::split_parts<std::remove_const_t<E>, Keys...>;
         using first_storage =
             detail::storage<detail::copy_const_t<E, typename parts::first_type>, First>;
@@ -234,6 +297,14 @@ struct split {
         }
         LAYOUT_HOST_DEVICE detail::copy_const_t<E, void>* first_byte() const noexcept {
             return first.first_byte();
+        }
+        /// The storage of a view of block k, where the split has blocks (detail/host_loop.hpp):
+        /// each part's block(k), or the part as it is.
+        template <class Split = split_policy>
+            requires requires { typename Split::block_layout; }
+        LAYOUT_HOST_DEVICE LAYOUT_FORCEINLINE auto block(std::size_t k) const noexcept {
+            using block_storage = typename Split::block_layout::template storage<E>;
+            return block_storage{detail::part_block(first, k), detail::part_block(second, k)};
         }
         /// Leaves L... alone (view::select): a part none of them lies in is dropped.
         template <std::size_t... L>
