@@ -60,9 +60,8 @@ struct kept_value {
 };
 /// Where a proxy keeps that value: a base class, empty for read-only proxies. A base rather
 /// than a [[no_unique_address]] member: proxies can be kernel arguments (or captured by device
-/// lambdas), and nvcc's device pass ignores that attribute where its host pass honours it, so
-/// an empty member would change the proxy's size on one side only; empty bases take no room on
-/// both sides.
+/// lambdas), and nvcc's host and device passes have laid out such members differently (see
+/// split_kept in layouts/split.hpp); empty bases take no room in both.
 template <class T, bool ReadOnly>
 struct kept_slot {
     kept_value<T> kept_;

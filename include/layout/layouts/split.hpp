@@ -29,11 +29,6 @@
 #include <type_traits>
 #include <utility>
 
-namespace layout::policy {
-template <class First, class Second, auto... Keys>
-struct split;
-} // namespace layout::policy
-
 namespace layout::detail {
 
 /// Fails to compile, with a message that says what to change, unless the keys of a split name
@@ -92,8 +87,8 @@ struct split_parts {
 
 /// Leaf L of the element: in the first part's cursor or in the second's. A dropped part's
 /// cursor (no_leaves::cursor) is an ordinary empty member, not [[no_unique_address]]: a proxy
-/// holding this cursor can be a kernel argument, and nvcc's device pass ignores the attribute
-/// where its host pass honours it (split_kept says what that did).
+/// holding this cursor can be a kernel argument, and nvcc's host and device passes have laid
+/// out such members differently (split_kept says where).
 template <class E, class Parts, class First, class Second>
 struct split_cursor {
     First first;
@@ -185,17 +180,6 @@ LAYOUT_HOST_DEVICE LAYOUT_FORCEINLINE auto part_block(const S& s, std::size_t k)
         return s;
 }
 
-/// What a split in blocks of Lanes elements adds to the policy (layouts/concept.hpp): its
-/// host_units and the layout of a block's view; nothing where it has no blocks.
-template <class First, class Second, std::size_t Lanes, auto... Keys>
-struct split_blocks {
-    using host_units = blocks_of<Lanes>;
-    using block_layout = policy::split<typename part_block_layout<First>::type,
-                                       typename part_block_layout<Second>::type, Keys...>;
-};
-template <class First, class Second, auto... Keys>
-struct split_blocks<First, Second, 0, Keys...> {};
-
 /// The K-th of the pointers p.
 template <std::size_t K, class A, class... Rest>
 LAYOUT_HOST_DEVICE LAYOUT_FORCEINLINE constexpr auto* nth_pointer(A* a, Rest*... rest) noexcept {
@@ -214,7 +198,25 @@ struct count_pointers {
 namespace layout::policy {
 
 template <class First, class Second, auto... Keys>
-struct split : detail::split_blocks<First, Second, detail::split_lanes_v<First, Second>, Keys...> {
+struct split;
+
+namespace split_facts {
+/// What a split in blocks of Lanes elements adds to the policy (layouts/concept.hpp): its
+/// host_units and the layout of a block's view; nothing where it has no blocks. (A base of
+/// split, so in a namespace of its own: the namespaces of a class's bases join argument-dependent
+/// lookup for every call with a view of it, and layout::detail holds functions.)
+template <class First, class Second, std::size_t Lanes, auto... Keys>
+struct blocks {
+    using host_units = layout::detail::blocks_of<Lanes>;
+    using block_layout = split<typename layout::detail::part_block_layout<First>::type,
+                               typename layout::detail::part_block_layout<Second>::type, Keys...>;
+};
+template <class First, class Second, auto... Keys>
+struct blocks<First, Second, 0, Keys...> {};
+} // namespace split_facts
+
+template <class First, class Second, auto... Keys>
+struct split : split_facts::blocks<First, Second, detail::split_lanes_v<First, Second>, Keys...> {
     static_assert(sizeof...(Keys) > 0,
                   "layout: split<First, Second, Keys...>: name the fields that go to First, e.g. "
                   "split<aos, soa, &P::x, &P::y>");
