@@ -164,10 +164,11 @@ std::vector<double> library(const options& o, const std::vector<std::vector<int>
 
 inline void print_row(const char* name, double seconds, double baseline, std::size_t n,
                       std::size_t moved, std::size_t wire) {
-    std::printf("%-24s %10.3f ms/step  %6.2fx raw  %8.1f Mparticles/s  %3zu B/migrated element\n",
+    std::printf("%-24s %10.3f ms/step  %6.2fx raw  %8.1f Mparticles/s  %3zu B/migrated element"
+                "  %6.2f GB/s sent per rank\n",
                 name, seconds * 1e3, baseline > 0 ? seconds / baseline : 0.0,
-                static_cast<double>(n) / seconds / 1e6, wire);
-    (void)moved;
+                static_cast<double>(n) / seconds / 1e6, wire,
+                static_cast<double>(moved) * static_cast<double>(wire) / seconds / 1e9);
 }
 
 } // namespace mpi_bench

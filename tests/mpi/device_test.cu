@@ -1,13 +1,20 @@
-// layout::mpi plans on device containers, under mpirun -np 2 with both ranks on the one GPU:
-// migrations and halo exchanges of layout::cuda containers, through the CUDA-aware path (where
-// the MPI library is CUDA-aware) and through pinned staging (forced), checked bit for bit against
-// the same exchange of host containers (which migrate_test and halo_test check against the
-// single-rank reference).
+// layout::mpi plans on device containers, under mpirun -np 2 (a GPU per rank where there are
+// two, else both on one): migrations and halo exchanges of layout::cuda containers, through the
+// CUDA-aware path (where the MPI library is CUDA-aware) and through pinned staging (forced),
+// checked bit for bit against the same exchange of host containers (which migrate_test and
+// halo_test check against the single-rank reference). Built with LAYOUT_TEST_NCCL
+// (mpi_gpu_nccl_device_test), the same tests through NCCL alone, which needs a GPU per rank
+// (skipped otherwise).
 #include "gpu_test.hpp"
 #include "mpi_test_support.hpp"
 
 #include <layout/layout.hpp>
 #include <layout/mpi/mpi.hpp>
+#if defined(LAYOUT_TEST_NCCL)
+#  include <layout/mpi/nccl.hpp>
+
+#  include <memory>
+#endif
 
 #include <gtest/gtest.h>
 #include <mpi.h>
@@ -26,16 +33,60 @@ using host = layout::vector<Particle, Layout>;
 template <class Layout>
 using device = layout::vector<Particle, Layout, layout::cuda::device_memory>;
 
+#if defined(LAYOUT_TEST_NCCL)
+/// The NCCL communicator of the whole run: made by the first test that takes the NCCL path (on
+/// every rank together), ended before MPI_Finalize.
+std::unique_ptr<layout::mpi::nccl_communicator>& nccl_world() {
+    static std::unique_ptr<layout::mpi::nccl_communicator> c;
+    if (!c) c = std::make_unique<layout::mpi::nccl_communicator>(MPI_COMM_WORLD);
+    return c;
+}
+struct nccl_ends_before_finalize : ::testing::Environment {
+    void TearDown() override { nccl_world().reset(); }
+};
+const auto* const nccl_environment =
+    ::testing::AddGlobalTestEnvironment(new nccl_ends_before_finalize);
+#endif
+
 class mpi_device : public layout_test::gpu_test {
-protected:
-    /// The paths this MPI library offers (the same on every rank).
+public:
+#if defined(LAYOUT_TEST_NCCL)
+    void SetUp() override {
+        gpu_test::SetUp();
+        if (IsSkipped()) return;
+        int devices = 0;
+        ASSERT_EQ(cudaGetDeviceCount(&devices), cudaSuccess);
+        if (devices < mpi_test::world_size())
+            GTEST_SKIP() << "NCCL needs one GPU per rank: " << devices << " GPU(s) for "
+                         << mpi_test::world_size() << " ranks";
+    }
+#endif
+    /// The paths this build tests (the same on every rank): NCCL alone, or those this MPI
+    /// library offers.
     static std::vector<layout::mpi::device_path> paths() {
+#if defined(LAYOUT_TEST_NCCL)
+        return {layout::mpi::device_path::nccl};
+#else
         std::vector<layout::mpi::device_path> p{layout::mpi::device_path::staged};
         if (layout::mpi::cuda_aware_mpi()) p.push_back(layout::mpi::device_path::cuda_aware);
         return p;
+#endif
     }
     static const char* name(layout::mpi::device_path p) {
-        return p == layout::mpi::device_path::staged ? "staged" : "cuda-aware";
+        return p == layout::mpi::device_path::staged       ? "staged"
+               : p == layout::mpi::device_path::cuda_aware ? "cuda-aware"
+                                                           : "nccl";
+    }
+    /// Sends the plan's device exchanges by `path`.
+    template <class Plan>
+    static void take(Plan& plan, layout::mpi::device_path path) {
+#if defined(LAYOUT_TEST_NCCL)
+        if (path == layout::mpi::device_path::nccl) {
+            layout::mpi::use_nccl(plan, *nccl_world());
+            return;
+        }
+#endif
+        layout::mpi::set_device_path(plan, path);
     }
 };
 
@@ -67,7 +118,7 @@ void migrate_both_ways(layout::mpi::device_path path, const char* what) {
     host_plan.migrate(start, expected);
 
     layout::mpi::migration_plan plan(MPI_COMM_WORLD, d);
-    layout::mpi::set_device_path(plan, path);
+    mpi_device::take(plan, path);
     const layout::vector<Particle, typename Src::layout_type, layout::cuda::device_memory> src =
         start;
     Dst dst;
@@ -112,7 +163,7 @@ TEST_F(mpi_device, a_subset_of_fields_travels_from_and_to_the_device) {
         host<lp::soa> expected;
         host_plan.migrate<pos>(start, expected);
         layout::mpi::migration_plan plan(MPI_COMM_WORLD, d);
-        layout::mpi::set_device_path(plan, path);
+        mpi_device::take(plan, path);
         const device<lp::aos> src = start;
         device<lp::soa> dst;
         plan.migrate<pos>(src, dst);
@@ -155,7 +206,7 @@ TEST_F(mpi_device, halo_gather_and_scatter_add_of_device_containers_match_the_ho
         host_plan.scatter_add<forces>(expected);
 
         layout::mpi::halo_plan plan(MPI_COMM_WORLD, owned, index, ranks);
-        layout::mpi::set_device_path(plan, path);
+        mpi_device::take(plan, path);
         device<lp::aosoa<32>> c = start;
         plan.gather(c);
         {

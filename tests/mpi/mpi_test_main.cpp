@@ -3,7 +3,8 @@
 // rank would leave the others waiting). Rank 0 prints the usual report; other ranks print only
 // their failures, prefixed with their rank. The exit code is the same on every rank: 1 if any
 // rank failed. Compiled as gpu_mpi_test_main.cu (LAYOUT_MPI_GPU_TESTS), it also exits with 77
-// (CTest: skipped) where no rank has a CUDA device and no test failed.
+// (CTest: skipped) where no rank has a CUDA device and no test failed, and gives each rank of a
+// host its own GPU where there are as many.
 #include <gtest/gtest.h>
 #include <mpi.h>
 
@@ -33,6 +34,20 @@ private:
 
 int main(int argc, char** argv) {
     MPI_Init(&argc, &argv);
+#if defined(LAYOUT_MPI_GPU_TESTS)
+    // A GPU per rank of this host where there are enough (NCCL needs it), else shared.
+    {
+        MPI_Comm host;
+        int local_rank = 0, devices = 0;
+        MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &host);
+        MPI_Comm_rank(host, &local_rank);
+        MPI_Comm_free(&host);
+        if (cudaGetDeviceCount(&devices) == cudaSuccess && devices > 0)
+            cudaSetDevice(local_rank % devices);
+        else
+            (void)cudaGetLastError();
+    }
+#endif
     ::testing::InitGoogleTest(&argc, argv);
     int rank = 0;
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
