@@ -97,6 +97,35 @@ std::vector<double> raw_device(const options& o, const std::vector<std::vector<i
     return times;
 }
 
+/// Halo gathers through one plan: each rank exports fraction * n of its n elements (spread over
+/// the other ranks) and refreshes those ghosts every step; seconds per gather (the transport's
+/// throughput, without migration's planning). Only `S`'s fields travel.
+template <class S, class C, class Prepare>
+std::vector<double> halo_gathers(const options& o, C& c, Prepare prepare) {
+    int rank = 0, size = 1;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    const std::size_t exports = static_cast<std::size_t>(o.fraction * static_cast<double>(o.n));
+    std::vector<std::size_t> index(exports);
+    std::vector<int> ranks(exports);
+    for (std::size_t k = 0; k < exports; ++k) {
+        index[k] = (k * 7919) % o.n;
+        ranks[k] = size == 1 ? 0 : (rank + 1 + static_cast<int>(k % std::size_t(size - 1))) % size;
+    }
+    layout::mpi::halo_plan plan(MPI_COMM_WORLD, o.n, index, ranks);
+    prepare(plan);
+    std::vector<double> times;
+    for (int step = 0; step <= o.steps; ++step) {
+        MPI_Barrier(MPI_COMM_WORLD);
+        const double t0 = MPI_Wtime();
+        plan.template gather<S>(c);
+        cudaDeviceSynchronize();
+        const double t1 = MPI_Wtime();
+        if (step > 0) times.push_back(t1 - t0);
+    }
+    return times;
+}
+
 } // namespace
 
 int main(int argc, char** argv) {
@@ -126,7 +155,7 @@ int main(int argc, char** argv) {
         double seconds;
         std::size_t wire;
     };
-    std::vector<row> rows;
+    std::vector<row> rows, halo_rows;
 #if defined(LAYOUT_BENCH_NCCL)
     // NCCL takes one GPU per rank (collective: every rank sees the same device count).
     std::unique_ptr<layout::mpi::nccl_communicator> nccl;
@@ -141,7 +170,7 @@ int main(int argc, char** argv) {
                                                                            : " (nccl)";
 #if defined(LAYOUT_BENCH_NCCL)
         if (path == layout::mpi::device_path::nccl && !nccl) continue;
-        auto prepare = [path, &nccl](layout::mpi::migration_plan& plan) {
+        auto prepare = [path, &nccl](auto& plan) {
             if (path == layout::mpi::device_path::nccl)
                 layout::mpi::use_nccl(plan, *nccl);
             else
@@ -149,9 +178,7 @@ int main(int argc, char** argv) {
         };
 #else
         if (path == layout::mpi::device_path::nccl) continue;
-        auto prepare = [path](layout::mpi::migration_plan& plan) {
-            layout::mpi::set_device_path(plan, path);
-        };
+        auto prepare = [path](auto& plan) { layout::mpi::set_device_path(plan, path); };
 #endif
         // The hand-written baseline moves its bytes with MPI: beside the MPI paths only.
         if (path != layout::mpi::device_path::nccl)
@@ -185,6 +212,34 @@ int main(int argc, char** argv) {
                             median_of_max(library<xyz>(o, steps, c, prepare)),
                             layout::mpi::wire_bytes_per_element_v<Particle, xyz>});
         }
+        {
+            layout::cuda::aos_vector<Particle> c =
+                layout::aos_vector<Particle>(init.begin(), init.end());
+            halo_rows.push_back(
+                {"halo aos" + tag,
+                 median_of_max(halo_gathers<layout::mpi::all_fields>(o, c, prepare)), all});
+        }
+        {
+            layout::cuda::soa_vector<Particle> c =
+                layout::aos_vector<Particle>(init.begin(), init.end());
+            halo_rows.push_back(
+                {"halo soa" + tag,
+                 median_of_max(halo_gathers<layout::mpi::all_fields>(o, c, prepare)), all});
+        }
+        {
+            layout::cuda::aosoa<Particle, 32> c =
+                layout::aos_vector<Particle>(init.begin(), init.end());
+            halo_rows.push_back(
+                {"halo aosoa32" + tag,
+                 median_of_max(halo_gathers<layout::mpi::all_fields>(o, c, prepare)), all});
+        }
+        {
+            layout::cuda::soa_vector<Particle> c =
+                layout::aos_vector<Particle>(init.begin(), init.end());
+            halo_rows.push_back({"halo soa xyz" + tag,
+                                 median_of_max(halo_gathers<xyz>(o, c, prepare)),
+                                 layout::mpi::wire_bytes_per_element_v<Particle, xyz>});
+        }
     }
     if (rank == 0) {
         std::printf(
@@ -200,6 +255,17 @@ int main(int argc, char** argv) {
             if (r.name.rfind("raw", 0) == 0) raw = r.seconds;
             const bool by_nccl = r.name.find("(nccl)") != std::string::npos;
             print_row(r.name.c_str(), r.seconds, by_nccl ? best_raw : raw, o.n, moved, r.wire);
+        }
+        const std::size_t ghosts = static_cast<std::size_t>(o.fraction * static_cast<double>(o.n));
+        std::printf("\nhalo gather: %zu ghosts a rank refreshed per step (only the gather), "
+                    "against the staged halo of each layout\n",
+                    ghosts);
+        for (const auto& r : halo_rows) {
+            double staged = 0;
+            const std::string layout_name = r.name.substr(0, r.name.find(" ("));
+            for (const auto& q : halo_rows)
+                if (q.name == layout_name + " (staged)") staged = q.seconds;
+            print_row(r.name.c_str(), r.seconds, staged, o.n, ghosts, r.wire);
         }
     }
 #if defined(LAYOUT_BENCH_NCCL)
