@@ -62,10 +62,10 @@ struct split_memory {
           mass(&v.column<&Particle::mass>()[0]), charge(&v.column<&Particle::charge>()[0]) {}
 };
 
-template <class Body>
-[[gnu::noinline]] void raw_blocks(KinematicsBlock32* LAYOUT_RESTRICT b, float* LAYOUT_RESTRICT m,
-                                  float* LAYOUT_RESTRICT q, std::size_t n, std::size_t first,
-                                  std::size_t end, Body body) {
+template <class Body> // flatten: the body inside the loop, as by hand
+[[gnu::noinline, gnu::flatten]] void
+raw_blocks(KinematicsBlock32* LAYOUT_RESTRICT b, float* LAYOUT_RESTRICT m, float* LAYOUT_RESTRICT q,
+           std::size_t n, std::size_t first, std::size_t end, Body body) {
     const std::size_t full = std::min(end, n / 32);
     for (std::size_t k = first; k < full; ++k)
         for (std::size_t l = 0; l < 32; ++l) body(b[k], m + k * 32, q + k * 32, l);
