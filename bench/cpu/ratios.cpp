@@ -11,12 +11,12 @@
 // cpu_driver.hpp); the library runs layout::for_each_index with exec::serial or exec::parallel,
 // the hand-written loops the same split (cpu_raw_runner::parallel). bench/cpu/run.sh builds this
 // under g++ -O2, g++ -O3 and clang -O2 and prints the tables one after the other.
+#include "alternate.hpp"
 #include "cpu_driver.hpp"
 
 #include <layout/layout.hpp>
 
 #include <algorithm>
-#include <chrono>
 #include <cstdio>
 #include <string>
 #include <vector>
@@ -35,17 +35,6 @@ struct ratio_row {
     double lib_us, raw_us, ratio, useful_bytes;
 };
 
-double now_us() {
-    return std::chrono::duration<double, std::micro>(
-               std::chrono::steady_clock::now().time_since_epoch())
-        .count();
-}
-
-double median(std::vector<double> v) {
-    std::sort(v.begin(), v.end());
-    return v[v.size() / 2];
-}
-
 template <class F, class T, class L>
 void measure(const char* kernel, const char* element, const F& f, std::size_t useful_per_element,
              const layout::vector<T, L>& input, bool parallel, int reps,
@@ -58,25 +47,10 @@ void measure(const char* kernel, const char* element, const F& f, std::size_t us
     layout::vector<T, L> work = input;
     const auto lv = work.view();
     const auto rv = work.view();
-    be.run_lib(f, lv); // warm-up: pages, caches, OpenMP threads
-    be.run_raw(f, rv);
-    std::vector<double> lib, raw, ratio;
-    for (int r = 0; r < reps; ++r) {
-        for (int k = 0; k < 2; ++k) {
-            const bool lib_turn = (r + k) % 2 == 0; // alternate which goes first
-            const double t0 = now_us();
-            if (lib_turn)
-                be.run_lib(f, lv);
-            else
-                be.run_raw(f, rv);
-            (lib_turn ? lib : raw).push_back(now_us() - t0);
-        }
-        ratio.push_back(lib.back() / raw.back());
-    }
-    // The ratio of each adjacent pair, then the median: slow phases of a shared machine hit
-    // both runs of a pair, and cancel.
-    rows.push_back({kernel, element, layout_name(L{}), parallel ? cpu_threads() : 1, median(lib),
-                    median(raw), median(ratio), double(input.size()) * double(useful_per_element)});
+    const cpu_bench::pair_timing t =
+        cpu_bench::alternate([&] { be.run_lib(f, lv); }, [&] { be.run_raw(f, rv); }, reps);
+    rows.push_back({kernel, element, layout_name(L{}), parallel ? cpu_threads() : 1, t.a_us, t.b_us,
+                    t.ratio, double(input.size()) * double(useful_per_element)});
 }
 
 template <class F, class T>

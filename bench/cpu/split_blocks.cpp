@@ -8,12 +8,12 @@
 // all OpenMP threads, as cpu_ratios does.
 //
 //   cpu_split_blocks [--n 8388608] [--reps 21]
+#include "alternate.hpp"
 #include "cpu_driver.hpp"
 
 #include <layout/layout.hpp>
 
 #include <algorithm>
-#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -31,6 +31,8 @@
 namespace {
 
 using namespace particles;
+using cpu_bench::alternate;
+using cpu_bench::pair_timing;
 using hot_blocks =
     layout::policy::split<layout::policy::aosoa<32>, layout::policy::soa, &Particle::x,
                           &Particle::y, &Particle::z, &Particle::vx, &Particle::vy, &Particle::vz>;
@@ -131,40 +133,6 @@ void element_loop(const F& f, const split_view& v) {
         layout::detail::host_loop_elements<Particle, hot_blocks>(f, v.size(), 0, v.size(),
                                                                  pointers...);
     });
-}
-
-double now_us() {
-    return std::chrono::duration<double, std::micro>(
-               std::chrono::steady_clock::now().time_since_epoch())
-        .count();
-}
-double median(std::vector<double> v) {
-    std::sort(v.begin(), v.end());
-    return v[v.size() / 2];
-}
-
-/// Median of the ratios a/b of adjacent runs (a, b, b, a, ...), and the medians of each.
-struct pair_timing {
-    double a_us, b_us, ratio;
-};
-template <class A, class B>
-pair_timing alternate(A&& a, B&& b, int reps) {
-    a();
-    b();
-    std::vector<double> ta, tb, ratio;
-    for (int r = 0; r < reps; ++r) {
-        for (int k = 0; k < 2; ++k) {
-            const bool a_turn = (r + k) % 2 == 0;
-            const double t0 = now_us();
-            if (a_turn)
-                a();
-            else
-                b();
-            (a_turn ? ta : tb).push_back(now_us() - t0);
-        }
-        ratio.push_back(ta.back() / tb.back());
-    }
-    return {median(ta), median(tb), median(ratio)};
 }
 
 template <class F>
