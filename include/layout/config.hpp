@@ -84,6 +84,18 @@
 #    define LAYOUT_IVDEP_STRIDED
 #  endif
 #endif
+/// LAYOUT_IVDEP_MAY_THROW: the same claim for a serial loop whose functor may throw (its
+/// operator() is not noexcept). No exception may leave an `omp simd` loop (the program would
+/// end), so such a loop never gets it, and the exception reaches the caller under every layout.
+#ifndef LAYOUT_IVDEP_MAY_THROW
+#  if defined(__clang__)
+#    define LAYOUT_IVDEP_MAY_THROW _Pragma("clang loop vectorize(assume_safety)")
+#  elif defined(__GNUC__) && !defined(__CUDACC__)
+#    define LAYOUT_IVDEP_MAY_THROW _Pragma("GCC ivdep")
+#  else
+#    define LAYOUT_IVDEP_MAY_THROW
+#  endif
+#endif
 #ifndef LAYOUT_IVDEP
 #  if defined(_OPENMP)
 #    define LAYOUT_IVDEP _Pragma("omp simd")

@@ -109,7 +109,12 @@ public:
     /// A copy allocates from the memory space's default resource (as std::pmr's containers do)
     /// and is ordered on other's stream; the forms with a stream and a resource choose both.
     vector(const vector& other) : vector(other, other.stream_) {}
-    vector(vector&& other) noexcept { swap(other); }
+    /// A move takes other's block, resource and stream; other is left empty with its resource
+    /// and stream (as std::pmr containers keep their allocator), so reusing it allocates where
+    /// it did before.
+    vector(vector&& other) noexcept : resource_(other.resource_), stream_(other.stream_) {
+        swap(other);
+    }
 
     /// Converting copy from another layout and/or memory space.
     template <class L2, class M2>

@@ -120,4 +120,33 @@ TYPED_TEST(compact, predicate_is_called_once_per_element_in_order) {
     }
 }
 
+// A predicate that throws at element `at`: remove_if leaves the kept elements of [0, at) and
+// then all of [at, n), nothing lost or duplicated; stable_partition leaves x unchanged.
+TYPED_TEST(compact, a_throwing_predicate_loses_nothing) {
+    using T = typename TypeParam::value_type;
+    using C = typename TypeParam::container;
+    struct thrown {};
+    std::mt19937 g(5);
+    const std::size_t n = 100;
+    for (std::size_t at : {std::size_t{0}, std::size_t{1}, std::size_t{40}, n - 1}) {
+        const auto values = random_values<T>(g, n);
+        std::size_t calls = 0;
+        const auto every_third_then_throw = [&](const auto&) {
+            if (calls == at) throw thrown{};
+            return calls++ % 3 == 0;
+        };
+        std::vector<T> model;
+        for (std::size_t i = 0; i < at; ++i)
+            if (i % 3 != 0) model.push_back(values[i]);
+        model.insert(model.end(), values.begin() + static_cast<std::ptrdiff_t>(at), values.end());
+        C c(values.begin(), values.end());
+        EXPECT_THROW(layout::remove_if(c, every_third_then_throw), thrown);
+        EXPECT_TRUE(container_matches(c, model)) << "remove_if, throw at " << at;
+        calls = 0;
+        C d(values.begin(), values.end());
+        EXPECT_THROW(layout::stable_partition(d, every_third_then_throw), thrown);
+        EXPECT_TRUE(container_matches(d, values)) << "stable_partition, throw at " << at;
+    }
+}
+
 } // namespace

@@ -11,6 +11,7 @@
 #include <atomic>
 #include <random>
 #include <set>
+#include <stdexcept>
 #include <vector>
 
 #if defined(_OPENMP)
@@ -239,6 +240,57 @@ TYPED_TEST(for_each_host_reach, functor_reaches_other_elements) {
                     << "policy " << policy << ", index " << i;
         }
     }
+}
+
+// ---- exceptions: one rule for every layout, with or without OpenMP ---------------------------
+
+#if defined(__SANITIZE_THREAD__)
+#  define LAYOUT_TEST_TSAN 1
+#elif defined(__has_feature)
+#  if __has_feature(thread_sanitizer)
+#    define LAYOUT_TEST_TSAN 1
+#  endif
+#endif
+
+/// Adds 1 to x, and throws at element `at`.
+struct throws_at {
+    std::size_t at;
+    template <class View>
+    void operator()(const View& p, std::size_t i) const {
+        if (i == at) throw std::runtime_error("the functor threw");
+        layout::get<&Particle::x>(p[i]) += 1.0f;
+    }
+};
+
+template <class L>
+class for_each_host_throw : public ::testing::Test {};
+TYPED_TEST_SUITE(for_each_host_throw, particle_layouts);
+
+// Under exec::serial the exception reaches the caller (an omp simd loop would end the program);
+// the elements before the throwing one were updated, the others not.
+TYPED_TEST(for_each_host_throw, serial_lets_the_exception_reach_the_caller) {
+    std::mt19937 gen(5);
+    const std::size_t n = 100, at = 57;
+    const std::vector<Particle> input = layout_test::random_values<Particle>(gen, n);
+    layout::vector<Particle, TypeParam> c(input.begin(), input.end());
+    EXPECT_THROW(layout::for_each_index(layout::exec::serial, c.view(), throws_at{at}),
+                 std::runtime_error);
+    for (std::size_t i = 0; i < n; ++i)
+        ASSERT_EQ(layout::get<&Particle::x>(c[i]), input[i].x + (i < at ? 1.0f : 0.0f))
+            << "element " << i;
+}
+
+// Under exec::parallel a throw ends the program, whatever the size and thread count.
+TYPED_TEST(for_each_host_throw, parallel_ends_the_program) {
+#if defined(LAYOUT_TEST_TSAN)
+    GTEST_SKIP() << "death tests fork; ThreadSanitizer builds run the serial rule only";
+#else
+    GTEST_FLAG_SET(death_test_style, "threadsafe");
+    layout::vector<Particle, TypeParam> c(100);
+    EXPECT_DEATH(layout::for_each_index(layout::exec::parallel_policy{0}, c.view(), throws_at{57}),
+                 "");
+    EXPECT_DEATH(layout::for_each_index(c.view(), throws_at{3}), ""); // below min_elements
+#endif
 }
 
 /// exec::parallel runs on more than one thread where OpenMP gives it more than one, and only

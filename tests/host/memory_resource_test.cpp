@@ -146,6 +146,35 @@ TYPED_TEST(memory_resource_test, assignment_keeps_the_resource_move_and_swap_car
     EXPECT_EQ(a_res.mismatched_frees + b_res.mismatched_frees, 0);
 }
 
+// A moved-from container keeps its resource and stream, as a std::pmr container keeps its
+// allocator: reusing it allocates from the user's resource, not the default one.
+TYPED_TEST(memory_resource_test, a_moved_from_container_keeps_its_resource_and_stream) {
+    tracking_resource mine(1);
+    const std::vector<Body> model = random_bodies(30, 7);
+    int stream_tag = 0; // any non-null value: host containers only carry the stream
+    const layout::stream_ref stream(&stream_tag);
+    container<TypeParam> a(stream, mine);
+    a.assign(model.begin(), model.end());
+    container<TypeParam> b = std::move(a);
+    EXPECT_EQ(b.resource(), layout::resource_ref(mine));
+    EXPECT_EQ(a.resource(), layout::resource_ref(mine)) << "move construction";
+    EXPECT_EQ(a.stream(), stream) << "move construction";
+    const long before = mine.allocations;
+    for (const Body& x : model) a.push_back(x);
+    EXPECT_GT(mine.allocations, before) << "the moved-from container allocated elsewhere";
+    EXPECT_TRUE(matches(a, model));
+
+    container<TypeParam> c;
+    c = std::move(a);
+    EXPECT_EQ(c.resource(), layout::resource_ref(mine));
+    EXPECT_EQ(a.resource(), layout::resource_ref(mine)) << "move assignment";
+    EXPECT_EQ(a.stream(), stream) << "move assignment";
+    EXPECT_TRUE(a.empty());
+    a.push_back(model[0]);
+    EXPECT_EQ(mine.live.size(), 3u); // b's, c's and a's blocks, all from mine
+    EXPECT_EQ(mine.mismatched_frees, 0);
+}
+
 TYPED_TEST(memory_resource_test, a_refusing_resource_changes_nothing) {
     tracking_resource mine(1);
     const std::vector<Body> model = random_bodies(50, 5);

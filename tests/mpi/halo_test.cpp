@@ -243,4 +243,40 @@ TEST(halo_errors, bad_exports_and_wrong_sizes_are_refused_everywhere) {
     mpi_test::expect_elements(c, expected, "after refusals");
 }
 
+// A container resized between start and finish: finish throws on that rank (the received
+// elements are discarded), and the plan stays usable for every later exchange on every rank.
+TEST(halo_errors, a_resize_between_start_and_finish_leaves_the_plan_usable) {
+    const int rank = mpi_test::world_rank(), size = mpi_test::world_size();
+    const world w(31, size);
+    const auto& own = w.owned[static_cast<std::size_t>(rank)];
+    const auto& ex = w.out[static_cast<std::size_t>(rank)];
+    layout::mpi::halo_plan plan(MPI_COMM_WORLD, own.size(), ex.index, ex.rank);
+    std::vector<Particle> expected = own;
+    for (const auto& [s, k] : w.ghosts_of(rank))
+        expected.push_back(
+            w.owned[static_cast<std::size_t>(s)][w.out[static_cast<std::size_t>(s)].index[k]]);
+    layout::vector<Particle, lp::aosoa<8>> c(own.begin(), own.end());
+    auto resized_on_rank_0 = [&](auto start, auto finish, const char* what) {
+        start();
+        if (rank == 0) c.push_back(Particle{});
+        if (rank == 0) {
+            EXPECT_THROW(finish(), layout::mpi::error) << what;
+            c.pop_back();
+        } else {
+            finish();
+        }
+    };
+    resized_on_rank_0([&] { plan.start_gather(c); }, [&] { plan.finish_gather(c); }, "gather");
+    plan.gather(c);
+    mpi_test::expect_elements(c, expected, "gather after a resized gather");
+    resized_on_rank_0([&] { plan.start_scatter_add(c); }, [&] { plan.finish_scatter_add(c); },
+                      "scatter_add");
+    // The other ranks added rank 0's ghosts to their owned elements; the plan still runs.
+    EXPECT_NO_THROW(plan.scatter_add<layout::mpi::fields<&Particle::mass>>(c));
+    EXPECT_NO_THROW(plan.update(own.size(), ex.index, ex.rank));
+    layout::vector<Particle, lp::aosoa<8>> fresh(own.begin(), own.end());
+    plan.gather(fresh);
+    mpi_test::expect_elements(fresh, expected, "gather after a resized scatter_add");
+}
+
 } // namespace

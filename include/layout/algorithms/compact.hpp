@@ -15,6 +15,12 @@
 /// stable_partition keeps every element: those that satisfy pred first, then the others, both
 /// in their old order; it returns how many satisfy pred.
 ///
+/// Should pred throw (at element i), the exception reaches the caller and nothing is lost or
+/// duplicated: remove_if leaves the elements it kept of [0, i) followed by all of [i, n) in
+/// their order (a container is resized to that count; a view's elements past it are valid but
+/// unspecified), as if the scan had stopped before i; stable_partition leaves x unchanged (it
+/// calls pred for every element before it moves any).
+///
 /// remove_if moves each kept element once, in one pass over x, allocating nothing.
 /// stable_partition calls pred for every element first, then allocates room for the elements
 /// that do not satisfy it (std::bad_alloc before anything is written), and moves each element
@@ -83,11 +89,20 @@ std::size_t remove_if(X&& x, Pred pred) {
     using T = typename decltype(v)::value_type;
     using L = typename decltype(v)::layout_type;
     const view<const T, L> read = v;
-    std::size_t kept = 0;
-    for (std::size_t i = 0; i < v.size(); ++i) {
-        if (pred(read[i])) continue;
-        if (kept != i) detail::move_element(v, kept, v, i);
-        ++kept;
+    const std::size_t n = v.size();
+    std::size_t kept = 0, i = 0;
+    try {
+        for (; i < n; ++i) {
+            if (pred(read[i])) continue;
+            if (kept != i) detail::move_element(v, kept, v, i);
+            ++kept;
+        }
+    } catch (...) {
+        // Close the gap: the elements pred has not judged follow the kept ones.
+        if (kept != i)
+            for (std::size_t j = i; j < n; ++j) detail::move_element(v, kept + (j - i), v, j);
+        detail::shrink_to(x, kept + (n - i));
+        throw;
     }
     detail::shrink_to(x, kept);
     return kept;

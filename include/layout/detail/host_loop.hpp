@@ -20,6 +20,9 @@
 ///    instructions against 200 at -O3) and clang 14 likewise: no vectorization at all.
 ///  - The loop pragma (omp simd with OpenMP, else GCC ivdep / clang assume_safety) says what
 ///    for_each_index requires: f(v, i) touches element i only, so iterations are independent.
+///    omp simd only where f(v, i) is noexcept (no exception may leave such a loop): a functor
+///    that may throw gets ivdep / assume_safety, and its exception reaches the caller.
+///    exec::parallel makes every functor noexcept (for_each.hpp), so its loops keep omp simd.
 ///    Over whole elements (AoS) it does not force vectorization: the compiler's cost model
 ///    decides, as for the hand-written loop (config.hpp, LAYOUT_IVDEP_STRIDED).
 #pragma once
@@ -53,8 +56,11 @@ LAYOUT_HOST_LOOP void host_loop_elements(F& f, std::size_t n, std::size_t begin,
     if constexpr (requires { mapping<T, Layout>::element_stride; }) {
         LAYOUT_IVDEP_STRIDED
         for (std::size_t i = begin; i < end; ++i) f(v, i);
-    } else {
+    } else if constexpr (noexcept(f(v, begin))) {
         LAYOUT_IVDEP
+        for (std::size_t i = begin; i < end; ++i) f(v, i);
+    } else {
+        LAYOUT_IVDEP_MAY_THROW
         for (std::size_t i = begin; i < end; ++i) f(v, i);
     }
 }
@@ -71,8 +77,13 @@ LAYOUT_HOST_LOOP void host_loop_blocks(F& f, std::size_t n, std::size_t first_bl
     const std::size_t full_end = std::min(end_block, n / Lanes);
     for (std::size_t k = first_block; k < full_end; ++k) {
         const block_view b(s.block(k), n);
-        LAYOUT_IVDEP
-        for (std::size_t l = 0; l < Lanes; ++l) f(b, k * Lanes + l);
+        if constexpr (noexcept(f(b, k))) {
+            LAYOUT_IVDEP
+            for (std::size_t l = 0; l < Lanes; ++l) f(b, k * Lanes + l);
+        } else {
+            LAYOUT_IVDEP_MAY_THROW
+            for (std::size_t l = 0; l < Lanes; ++l) f(b, k * Lanes + l);
+        }
     }
     if (full_end < end_block) {
         const std::size_t k = full_end;

@@ -162,6 +162,7 @@ private:
             throw error(problem, pattern_.rank());
         if (c.size() != owned_ + ghost_count()) {
             pattern_.wait();
+            pattern_.pending_ = 0; // the exchange is over: the plan stays usable
             throw error("layout::mpi::halo_plan: the container was resized between start and "
                         "finish; the received elements were discarded",
                         pattern_.rank());
