@@ -211,14 +211,15 @@ dataset<T>& data(std::size_t n) {
 constexpr unsigned naive_threads = 256;
 
 /// One thread per element, the whole element through the views.
-template <class T, class Dst, class Src>
-__global__ void naive_convert_kernel(layout::view<T, Dst> dst, layout::view<const T, Src> src) {
+template <class T, class Dst, class Src, class M>
+__global__ void naive_convert_kernel(layout::view<T, Dst, M> dst,
+                                     layout::view<const T, Src, M> src) {
     const std::size_t i = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x;
     if (i < dst.size()) dst[i] = src[i].load();
 }
 
-template <class T, class Dst, class Src>
-void naive_convert(layout::view<T, Dst> dst, layout::view<const T, Src> src) {
+template <class T, class Dst, class Src, class M>
+void naive_convert(layout::view<T, Dst, M> dst, layout::view<const T, Src, M> src) {
     const std::size_t blocks = (src.size() + naive_threads - 1) / naive_threads;
     if (blocks == 0) return;
     if (blocks > 0x7fffffffu)
@@ -264,8 +265,8 @@ void report(benchmark::State& state, std::size_t n, double median_s) {
 // ---- verification -------------------------------------------------------------------------------
 
 /// Every byte of v's elements set to 0xff (not a value random_element produces).
-template <class T, class L>
-void poison(const layout::view<T, L>& v) {
+template <class T, class L, class M>
+void poison(const layout::view<T, L, M>& v) {
     using layout::cuda::check;
     if constexpr (std::is_same_v<L, soa>) {
         for (std::size_t l = 0; l < layout::leaf_count_v<T>; ++l)

@@ -11,6 +11,7 @@
 #include "alternate.hpp"
 #include "cpu_driver.hpp"
 
+#include <layout/advise/layout_name.hpp>
 #include <layout/layout.hpp>
 
 #include <algorithm>
@@ -173,7 +174,8 @@ int main(int argc, char** argv) {
 #else
                 "g++ " __VERSION__,
 #endif
-                LAYOUT_BENCH_FLAGS, n, reps, hot_blocks::name().c_str());
+                LAYOUT_BENCH_FLAGS, n, reps,
+                layout::advisor::layout_name<hot_blocks>::get().c_str());
     layout::vector<Particle, hot_blocks> work(n);
     for (std::size_t i = 0; i < n; ++i) work[i] = random_particle(1, i);
     const split_view v = work.view();

@@ -9,6 +9,7 @@
 //        bench/experiments/aosoa_block_sweep.cu -o /tmp/aosoa_block_sweep && /tmp/aosoa_block_sweep
 #include "kernels.hpp"
 
+#include <layout/advise/layout_name.hpp>
 #include <layout/layout.hpp>
 
 #include <cuda_runtime.h>
@@ -68,7 +69,8 @@ float run(const std::vector<Particle>& values, const F& f) {
         for (int k = 0; k < 8; ++k)
             same = same && std::fabs(fa[k] - fb[k]) <= 4e-7f * std::fabs(fb[k]);
         if (!same) {
-            std::printf("MISMATCH %s element %zu\n", L::name().c_str(), i);
+            std::printf("MISMATCH %s element %zu\n", layout::advisor::layout_name<L>::get().c_str(),
+                        i);
             ++failures;
             break;
         }
@@ -98,7 +100,8 @@ int main() {
     auto row = [&]<class L>(L) {
         const float of = run<L>(values, scale_mass{1.0001f});
         const float dr = run<L>(values, drift{0.001f});
-        std::printf("%-12s %12.3f %13.1f%% %12.3f %13.1f%%\n", L::name().c_str(), of,
+        std::printf("%-12s %12.3f %13.1f%% %12.3f %13.1f%%\n",
+                    layout::advisor::layout_name<L>::get().c_str(), of,
                     100.0 * 8.0 * n / of / 1e6 / copy_gbs, dr,
                     100.0 * 36.0 * n / dr / 1e6 / copy_gbs);
     };

@@ -39,7 +39,7 @@ struct gpu_backend {
     }
     template <class F, class View>
     void run_default(const F& f, const View& v) const {
-        layout::cuda::for_each_index(v, f); // elements per thread: the layout's choice
+        layout::cuda::for_each_index<layout::cuda::per_thread_auto>(v, f); // the layout's choice
     }
     /// f touches its own element only: AoS staged through shared memory (for_each_element).
     template <class F, class T>

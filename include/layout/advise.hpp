@@ -27,9 +27,14 @@
 ///
 /// The predictions are a model (see bench/results/advise-2026-11-26/README.md for how far they are
 /// from measurements on an H100): rank the layouts with it, then measure the winner.
+///
+/// An opt-in component: <layout/layout.hpp> does not include it; CMake target layout::advise
+/// (find_package(layout COMPONENTS advise)). A layout is named in the tables by
+/// advisor::layout_name<L> (advise/layout_name.hpp), which a layout of your own specializes.
 #pragma once
 
 #include "advise/cost.hpp"
+#include "advise/layout_name.hpp"
 #include "advise/split.hpp"
 #include "advise/trace.hpp"
 #include "config.hpp"

@@ -76,6 +76,7 @@ class column {
 public:
     using element_type = detail::copy_const_t<typename View::element_type, leaf_t<T, Leaf>>;
     using value_type = std::remove_cv_t<element_type>;
+    using memory_type = typename View::memory_type;
     using reference = element_type&;
     using size_type = std::size_t;
     using difference_type = std::ptrdiff_t;

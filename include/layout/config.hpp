@@ -2,7 +2,8 @@
 /// Macros every layout header uses; each can be overridden by defining it first.
 #pragma once
 
-#if defined(__CUDACC__) || defined(__HIPCC__)
+// __HIP__: clang compiling HIP (hipcc, or clang -x hip), in both passes.
+#if defined(__CUDACC__) || defined(__HIPCC__) || defined(__HIP__)
 #  define LAYOUT_CUDA_COMPILER 1
 #else
 #  define LAYOUT_CUDA_COMPILER 0
@@ -17,7 +18,9 @@
 #endif
 
 #ifndef LAYOUT_FORCEINLINE
-#  if LAYOUT_CUDA_COMPILER
+// HIP's __forceinline__ comes from <hip/hip_runtime.h>, which may be included after this header
+// (__host__ and __device__ come with the compiler): HIP gets what that macro says, below.
+#  if LAYOUT_CUDA_COMPILER && !defined(__HIP__)
 #    define LAYOUT_FORCEINLINE __forceinline__
 #  elif defined(__GNUC__)
 #    define LAYOUT_FORCEINLINE inline __attribute__((always_inline))
@@ -112,9 +115,15 @@
 #include <cstdlib>
 #include <type_traits>
 
+#if defined(__HIP_DEVICE_COMPILE__)
+// HIP's device printf, declared as <hip/hip_runtime.h> declares it (that header may come later).
+extern "C" __device__ int printf(const char* format, ...);
+#endif
+
 namespace layout::detail {
 /// Prints "layout: <what>" and stops: std::abort on the host, a trap on the device (the kernel
-/// fails with cudaErrorLaunchFailure / illegal instruction and the host sees it at the next sync).
+/// fails with cudaErrorLaunchFailure / illegal instruction and the host sees it at the next sync;
+/// under HIP, device printf and __builtin_trap, compiled but never run here: no AMD GPU).
 /// negative: the index is -index (a signed index below zero, printed as such rather than as
 /// 18446744073709551615).
 [[noreturn]] LAYOUT_HOST_DEVICE inline void fail(const char* what, unsigned long long index,
@@ -123,6 +132,9 @@ namespace layout::detail {
 #if defined(__CUDA_ARCH__)
     std::printf("layout: %s (index %s%llu, size %llu)\n", what, sign, index, size);
     __trap();
+#elif defined(__HIP_DEVICE_COMPILE__)
+    printf("layout: %s (index %s%llu, size %llu)\n", what, sign, index, size);
+    __builtin_trap();
 #else
     std::fprintf(stderr, "layout: %s (index %s%llu, size %llu)\n", what, sign, index, size);
     std::abort();

@@ -26,6 +26,7 @@
 /// with OpenMP; serial otherwise). See <layout/execution.hpp>.
 #pragma once
 
+#include "backend.hpp"
 #include "config.hpp"
 #include "detail/host_loop.hpp"
 #include "execution.hpp"
@@ -55,7 +56,10 @@ LAYOUT_EXEC_CHECK_DISABLE
 template <class Policy, class View, class F>
     requires exec::is_policy_v<Policy>
 void for_each_index(const Policy& policy, const View& v, F&& f) {
-    if constexpr (std::is_same_v<Policy, exec::parallel_policy>) {
+    if constexpr (detail::on_device_v<View>) {
+        (void)policy; // a device view: one thread an element on the GPU (backend.hpp)
+        decltype(detail::device_backend_for<View>())::for_each_index(v, f);
+    } else if constexpr (std::is_same_v<Policy, exec::parallel_policy>) {
         detail::terminate_on_throw<std::remove_reference_t<F>> g{f};
         if constexpr (detail::has_host_loop_v<View>) {
             detail::host_for_each(g, v, true, policy.min_elements);

@@ -1,11 +1,14 @@
 /// \file layout.hpp
-/// The whole library, as far as the compiler can take it: everything that compiles on the host;
+/// The core library, as far as the compiler can take it: everything that compiles on the host;
 /// compiled by nvcc, also the CUDA memory spaces and resources, device containers,
-/// layout::cuda::copy, for_each_index, for_each_element, appender, the device algorithms and column::mdspan(); where <mpi.h>
-/// is on the include path (mpicxx, or the CMake target layout::mpi), the MPI plans too.
+/// layout::cuda::copy, for_each_index, for_each_element, appender, the device algorithms and
+/// column::mdspan(). The same for every build: the opt-in components are included by name,
+///
+///     #include <layout/advise.hpp>    // layout::advise, the cost model (CMake: layout::advise)
+///     #include <layout/mpi/mpi.hpp>   // the MPI plans (CMake: layout::mpi)
+///     #include <layout/mpi/nccl.hpp>  // their NCCL transport, under nvcc (CMake: layout::nccl)
 #pragma once
 
-#include "advise.hpp"
 #include "algorithms.hpp"
 #include "column.hpp"
 #include "config.hpp"
@@ -35,8 +38,4 @@
 #  include "cuda/memory_resource.hpp"
 #  include "cuda/transfer.hpp"
 #  include "cuda/vector.hpp"
-#endif
-
-#if __has_include(<mpi.h>)
-#  include "mpi/mpi.hpp"
 #endif

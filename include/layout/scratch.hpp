@@ -7,6 +7,7 @@
 #pragma once
 
 #include "config.hpp"
+#include "memory.hpp"
 #include "memory_resource.hpp"
 #include "policies.hpp"
 #include "view.hpp"
@@ -15,7 +16,7 @@
 
 namespace layout {
 
-template <class T, class Layout>
+template <class T, class Layout, memory_space Memory = host_memory>
 class scratch {
 public:
     /// Allocates (and may throw, as the resource does) before anything else happens.
@@ -27,8 +28,8 @@ public:
     scratch& operator=(const scratch&) = delete;
     ~scratch() { resource_.deallocate(block_, bytes_, block_alignment, stream_); }
 
-    layout::view<T, Layout> view() const noexcept {
-        using view_type = layout::view<T, Layout>;
+    layout::view<T, Layout, Memory> view() const noexcept {
+        using view_type = layout::view<T, Layout, Memory>;
         return view_type(view_type::storage_type::from_block(block_, capacity_), n_);
     }
 

@@ -119,6 +119,7 @@ class selection {
 
 public:
     using element_type = typename View::element_type;
+    using memory_type = typename View::memory_type;
     /// The chosen leaves of T, in the keys' order (a struct member's leaves in declaration order).
     using leaf_list = detail::key_list<T, Keys...>;
     static constexpr auto leaves = leaf_list::leaves;

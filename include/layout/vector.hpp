@@ -46,16 +46,27 @@ namespace layout {
 
 namespace detail {
 struct size_access;
-}
+struct block_access;
+} // namespace detail
+
+/// Tag for resize(n, for_overwrite): grow without writing the new elements.
+struct for_overwrite_t {
+    explicit for_overwrite_t() = default;
+};
+inline constexpr for_overwrite_t for_overwrite{};
 
 template <class T, class Layout, class Memory = host_memory>
 class vector {
     static_assert(!std::is_const_v<T>, "layout: a container's element type cannot be const");
     static_assert(assert_reflectable<T>());
+    static_assert(memory_space<Memory>,
+                  "layout: the container's third parameter is not a memory space (memory.hpp says "
+                  "what one is: host_accessible, device_accessible, default_resource())");
 
     template <class, class, class>
     friend class vector;
     friend struct detail::size_access;
+    friend struct detail::block_access;
 
 public:
     using value_type = T;
@@ -63,8 +74,8 @@ public:
     using memory_type = Memory;
     using size_type = std::size_t;
     using difference_type = std::ptrdiff_t;
-    using view_type = layout::view<T, Layout>;
-    using const_view_type = layout::view<const T, Layout>;
+    using view_type = layout::view<T, Layout, Memory>;
+    using const_view_type = layout::view<const T, Layout, Memory>;
     using reference = typename view_type::reference;
     using const_reference = typename const_view_type::reference;
     using iterator = typename view_type::iterator;
@@ -222,6 +233,14 @@ public:
         const T copy = value; // value may be an element (v.data()[k]) that reallocation frees
         if (n > capacity_) reallocate(checked_size(n));
         if (n > size_) fill(size_, n, copy);
+        size_ = n;
+    }
+    /// Grows (or shrinks) to n without writing the new elements, for code that writes them
+    /// next itself (a kernel filling [old size, n)): no fill kernel, no pass over the memory.
+    /// Until written, their bytes are whatever the block held (as make_unique_for_overwrite).
+    ///     c.resize(n, layout::for_overwrite);
+    void resize(size_type n, for_overwrite_t) {
+        if (n > capacity_) reallocate(checked_size(n));
         size_ = n;
     }
 
@@ -491,8 +510,8 @@ private:
     template <class L2, class M2>
     void copy_from(const vector<T, L2, M2>& other) {
         reallocate(other.size_);
-        transfer<Memory, M2>::copy(other.cview(), view_type(storage(), other.size_),
-                                   transfer_stream(other));
+        detail::transfer_copy(other.cview(), view_type(storage(), other.size_),
+                              transfer_stream(other));
         size_ = other.size_;
     }
 
@@ -550,7 +569,7 @@ private:
             swap(fresh);
             return;
         }
-        transfer<Memory, M2>::copy(other.cview(), view_type(storage(), n), transfer_stream(other));
+        detail::transfer_copy(other.cview(), view_type(storage(), n), transfer_stream(other));
         size_ = n;
     }
 
@@ -605,8 +624,8 @@ private:
         const view_type fresh(view_type::storage_type::from_block(block, capacity), size_);
         try {
             // A device space's copy can fail (a launch): the new block is ours to free.
-            transfer<Memory, Memory>::prepare_block(view_type(fresh.storage(), capacity), stream_);
-            if (size_) transfer<Memory, Memory>::copy(cview(), fresh, stream_);
+            detail::transfer_prepare_block(view_type(fresh.storage(), capacity), stream_);
+            if (size_) detail::transfer_copy(cview(), fresh, stream_);
         } catch (...) {
             resource_.deallocate(block, bytes, block_alignment, stream_);
             throw;
@@ -620,7 +639,7 @@ private:
 
     void fill(size_type first, size_type last, const T& value) {
         if (first < last)
-            transfer<Memory, Memory>::fill(view_type(storage(), last), first, last, value, stream_);
+            detail::transfer_fill(view_type(storage(), last), first, last, value, stream_);
     }
 
     /// Moves count elements from index from to index to (ranges may overlap): one memmove per
@@ -682,6 +701,29 @@ private:
 };
 
 namespace detail {
+/// A container's block, exchanged with another of the same resource and alignment: for
+/// algorithms that write the reordered elements into a second block and keep it (double
+/// buffering, cuda/workspace.hpp), the old block going where the new one came from.
+struct block_access {
+    template <class V>
+    static void exchange(V& v, void*& block, std::size_t& bytes, std::size_t& capacity) noexcept {
+        std::swap(v.block_, block);
+        std::swap(v.bytes_, bytes);
+        std::swap(v.capacity_, capacity);
+        v.storage_ = V::storage_type::from_block(v.block_, v.capacity_);
+    }
+    /// The bytes a block of capacity elements of V takes (what the container would allocate).
+    template <class V>
+    static std::size_t bytes_for(std::size_t capacity) noexcept {
+        return mapping<typename V::value_type, typename V::layout_type>::bytes(
+            V::rounded_capacity(capacity));
+    }
+    template <class V>
+    static std::size_t rounded(std::size_t capacity) noexcept {
+        return V::rounded_capacity(capacity);
+    }
+};
+
 /// Sets a container's size to n <= capacity() without writing an element: for code that has
 /// written elements [size(), n) itself, such as a kernel appending (cuda/append.hpp).
 struct size_access {

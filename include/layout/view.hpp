@@ -12,6 +12,12 @@
 ///     layout::view<Particle, layout::policy::aos> a(particles.data(), n);        // no copy
 ///     layout::view<Particle, layout::policy::soa> s(n, x, y, z, vx, vy, vz, m, q); // 8 columns
 ///
+/// A view knows its memory space (the third parameter, host memory unless said): a container's
+/// view carries the container's, and the algorithms and copies choose the host or the device
+/// path from it at compile time. Memory the user allocated on the device is said so:
+///
+///     layout::view<Particle, layout::policy::aos, layout::cuda::device_memory> d(ptr, n);
+///
 /// Like a restrict kernel parameter, a view promises that what a kernel writes through it is not
 /// also reached through another view or pointer in that kernel.
 #pragma once
@@ -20,6 +26,7 @@
 #include "config.hpp"
 #include "element_ref.hpp"
 #include "iterator.hpp"
+#include "memory.hpp"
 #include "path.hpp"
 #include "policies.hpp"
 #include "reflect.hpp"
@@ -48,15 +55,19 @@ using first_argument_t = typename first_argument<F>::type;
 
 } // namespace detail
 
-template <class T, class Layout>
+template <class T, class Layout, class Memory>
 class view {
     static_assert(assert_reflectable<std::remove_const_t<T>>());
     static_assert(detail::layout_fits<std::remove_const_t<T>, Layout>());
+    static_assert(memory_space<Memory>,
+                  "layout: the view's third parameter is not a memory space (memory.hpp says what "
+                  "one is: host_accessible, device_accessible, default_resource())");
 
 public:
     using element_type = T;
     using value_type = std::remove_const_t<T>;
     using layout_type = Layout;
+    using memory_type = Memory;
     using size_type = std::size_t;
     using difference_type = std::ptrdiff_t;
     using storage_type = detail::storage<T, Layout>;
@@ -84,7 +95,22 @@ public:
     /// A mutable view converts to a read-only one.
     template <class Mutable = T>
         requires(!std::is_const_v<Mutable>)
-    LAYOUT_HOST_DEVICE operator view<const Mutable, Layout>() const noexcept {
+    LAYOUT_HOST_DEVICE operator view<const Mutable, Layout, Memory>() const noexcept {
+        return {storage_, size_};
+    }
+
+    /// Deprecated (goes in the next release): a view of another memory space converts to the
+    /// spelling views had before they knew their memory, view<T, Layout> (host memory), so that
+    /// kernels declared with that parameter type still take a device container's view. Spell
+    /// the memory instead: view<T, Layout, layout::cuda::device_memory>, or a template.
+    template <class U>
+        requires(!std::is_same_v<Memory, host_memory> &&
+                 std::is_same_v<std::remove_const_t<U>, value_type> &&
+                 (std::is_const_v<U> || !std::is_const_v<T>))
+    [[deprecated("layout: a view of device memory passed as view<T, L> (host memory): spell its "
+                 "memory, view<T, L, layout::cuda::device_memory>, or take the view as a "
+                 "template parameter")]] LAYOUT_HOST_DEVICE
+    operator view<U, Layout, host_memory>() const noexcept {
         return {storage_, size_};
     }
 
@@ -141,7 +167,7 @@ private:
 
 // A view is a non-owning handle, cheap to copy: a std::ranges::view, and a borrowed range (its
 // iterators stay valid after the view object is gone), so c.view() | std::views::take(3) works.
-template <class T, class Layout>
-inline constexpr bool std::ranges::enable_borrowed_range<layout::view<T, Layout>> = true;
-template <class T, class Layout>
-inline constexpr bool std::ranges::enable_view<layout::view<T, Layout>> = true;
+template <class T, class Layout, class Memory>
+inline constexpr bool std::ranges::enable_borrowed_range<layout::view<T, Layout, Memory>> = true;
+template <class T, class Layout, class Memory>
+inline constexpr bool std::ranges::enable_view<layout::view<T, Layout, Memory>> = true;

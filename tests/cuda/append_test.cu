@@ -29,9 +29,10 @@ __host__ __device__ bool offers_twice(std::size_t i) { return i % 7 == 0; }
 
 /// Thread i appends offered[i] as offers() says; fitted[i] counts its successful appends.
 template <class T, class L>
-__global__ void append_kernel(layout::cuda::append_view<T, L> out,
-                              layout::view<const T, layout::policy::aos> offered,
-                              unsigned char* fitted) {
+__global__ void
+append_kernel(layout::cuda::append_view<T, L> out,
+              layout::view<const T, layout::policy::aos, layout::cuda::device_memory> offered,
+              unsigned char* fitted) {
     const std::size_t i = std::size_t{blockIdx.x} * blockDim.x + threadIdx.x;
     if (i >= offered.size()) return;
     unsigned char count = 0;

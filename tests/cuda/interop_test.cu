@@ -91,8 +91,7 @@ static_assert(
 // overload is deleted (tests/compile_fail/cuda_column_mdspan_temporary.cpp shows the message).
 // Views are not owners: a temporary view is fine.
 template <class C>
-concept has_column_span =
-    requires(C&& c) { cuda_span(std::forward<C>(c).template column<&P::x>()); };
+concept has_column_span = requires(C&& c) { std::forward<C>(c).template column<&P::x>().data(); };
 template <class C>
 concept has_column_mdspan =
     requires(C&& c) { std::forward<C>(c).template column<&P::x>().mdspan(); };
@@ -297,7 +296,7 @@ __global__ void scale_into(cuda::std::span<const float> x, cuda::std::span<float
 TEST_F(interop_gpu, kernel_through_span_soa) {
     constexpr std::size_t n = 4099;
     layout::cuda::soa_vector<P> dev = make<layout::soa_vector<P>>(n);
-    const layout::view<const P, policy::soa> read_only = dev.view();
+    const layout::view<const P, policy::soa, layout::cuda::device_memory> read_only = dev.view();
     scale_into<<<(n + 255) / 256, 256>>>(cuda_span(read_only.column<&P::x>()),
                                          cuda_span(dev.column<&P::y>()), 4.0f);
     check_cuda(cudaGetLastError(), "scale_into launch");

@@ -288,9 +288,12 @@ TYPED_TEST(stream_containers, view_copies_between_any_memory) {
     pinned_container<other_layout<TypeParam>, Mixed> pinned(model.size());
     cudaStream_t a{};
     ASSERT_TRUE(check_cuda(cudaStreamCreateWithFlags(&a, cudaStreamNonBlocking), "stream a"));
+    // The containers were filled on the default stream, which a non-blocking stream does not
+    // wait for: the fills must be done before stream a writes the same elements.
+    ASSERT_TRUE(check_cuda(cudaDeviceSynchronize(), "the containers' fills"));
     layout::cuda::copy(host.view(), dev.view(), a);         // pageable -> device, same layout
     layout::cuda::copy(dev.view(), dev_other.view(), a);    // device -> device, converted
-    layout::cuda::copy(dev_other.view(), pinned.view(), a); // device -> pinned: asynchronous
+    layout::cuda::copy(dev_other.view(), pinned.view(), a); // device -> pinned: waits for a
     ASSERT_TRUE(check_cuda(cudaStreamSynchronize(a), "stream a"));
     EXPECT_TRUE(matches(pinned, model));
     layout::cuda::copy(dev.view(), host_other.view(), a); // device -> pageable, converted; waits

@@ -152,6 +152,31 @@ TEST_F(mpi_device, migrations_of_device_containers_match_the_host) {
     }
 }
 
+// Views know their memory: a view of device memory is packed and unpacked on the GPU (it went
+// through the host transport, which read device memory on the host, before views carried it).
+TEST_F(mpi_device, views_of_device_memory_take_the_device_path) {
+    const int rank = mpi_test::world_rank(), size = mpi_test::world_size();
+    const std::size_t n = 4000 + 500 * static_cast<std::size_t>(rank);
+    const auto start = elements(35, rank, n);
+    const auto d = destinations(rank, size, n, 36);
+    layout::mpi::migration_plan host_plan(MPI_COMM_WORLD, d);
+    host<lp::aos> expected;
+    host_plan.migrate(start, expected);
+    for (const auto path : paths()) {
+        layout::mpi::migration_plan plan(MPI_COMM_WORLD, d);
+        mpi_device::take(plan, path);
+        const device<lp::soa> src = start;
+        device<lp::aosoa<32>> dst(plan.destination_size());
+        static_assert(
+            std::is_same_v<decltype(dst.view())::memory_type, layout::cuda::device_memory>);
+        plan.migrate(src.view(), dst.view());
+        ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+        const host<lp::aos> got = dst;
+        mpi_test::expect_elements(got, std::vector<Particle>(expected.begin(), expected.end()),
+                                  name(path));
+    }
+}
+
 TEST_F(mpi_device, a_subset_of_fields_travels_from_and_to_the_device) {
     const int rank = mpi_test::world_rank(), size = mpi_test::world_size();
     const std::size_t n = 3000;

@@ -15,6 +15,7 @@
 #include "../layouts/concept.hpp"
 #include "../policies.hpp"
 #include "../reflect.hpp"
+#include "layout_name.hpp"
 #include "shadow.hpp"
 
 #include <algorithm>
@@ -208,13 +209,16 @@ concept split_policy = requires {
     typename L::second_layout;
 };
 
-/// How the user spells layout L: "layout::policy::aosoa<32>".
+/// How the user spells layout L: "layout::policy::aosoa<32>"; a layout of the user's own by its
+/// layout_name.
 template <class L>
 std::string policy_spelling() {
     if constexpr (is_aosoa<L>::value)
         return "layout::policy::aosoa<" + std::to_string(L::lanes) + ">";
+    else if constexpr (std::is_same_v<L, policy::aos> || std::is_same_v<L, policy::soa>)
+        return "layout::policy::" + layout_name<L>::get();
     else
-        return "layout::policy::" + L::name();
+        return layout_name<L>::get();
 }
 
 /// A part's layout at run time, from the facts its mapping of the part's type P states: whole
@@ -271,7 +275,7 @@ layout_geometry geometry_of() {
             g.known_alignment.push_back(parts::in_first[l] ? known_first[index[l]]
                                                            : known_second[index[l]]);
     } else {
-        g.name = L::name();
+        g.name = layout_name<L>::get();
         g.spelling = detail::policy_spelling<L>();
         g.runs.assign(leaf_count_v<T>, map::leaf_run);
         g.whole_elements = layout::detail::packed_elements_v<T, L>;

@@ -93,7 +93,8 @@ template <class Index = std::size_t, class Policy, detail::key_range Keys, detai
 bins<Index> bin_by_key(const Policy& policy, Keys&& keys, std::size_t num_bins, X&& x) {
     static_assert(!detail::in_device_only_memory<X>(),
                   "layout::bin_by_key: the container is in device memory; use "
-                  "layout::cuda::bin_by_key (<layout/cuda/algorithms.hpp>)");
+                  "layout::cuda::bin_by_key (<layout/cuda/algorithms.hpp>), which returns its "
+                  "permutation in device memory");
     const auto v = detail::as_view(x);
     static_assert(!std::is_const_v<typename decltype(v)::element_type>,
                   "layout::bin_by_key: the view or container is read-only");

@@ -1,5 +1,5 @@
 /// \file algorithms/compact.hpp
-/// layout::remove_if and layout::stable_partition in host memory: elements chosen by a
+/// layout::remove_if and layout::stable_partition: elements chosen by a
 /// predicate over the element proxy, moved to the front in their order, in any layout.
 ///
 ///     // p = {a, b, c, d, e}, dead(b) and dead(d)
@@ -26,9 +26,11 @@
 /// that do not satisfy it (std::bad_alloc before anything is written), and moves each element
 /// once more. Both run on the calling thread: in place and stable, a pass on several threads
 /// would have to go through a second copy of the elements, twice the memory traffic.
-/// The GPU versions are in <layout/cuda/algorithms.hpp>.
+/// The GPU versions are in <layout/cuda/algorithms.hpp>; a device container or view given to
+/// these names goes there (backend.hpp).
 #pragma once
 
+#include "../backend.hpp"
 #include "../config.hpp"
 #include "../memory.hpp"
 #include "../reflect.hpp"
@@ -50,14 +52,12 @@ namespace detail {
 template <class Pred, class X>
 concept element_predicate =
     std::predicate<const Pred&, typename view<const typename view_of_t<X>::value_type,
-                                              typename view_of_t<X>::layout_type>::reference>;
+                                              typename view_of_t<X>::layout_type,
+                                              typename view_of_t<X>::memory_type>::reference>;
 
 template <class X>
 constexpr void check_compactable() {
     using V = view_of_t<X>;
-    static_assert(!in_device_only_memory<X>(),
-                  "layout::remove_if / stable_partition: the container is in device memory; use "
-                  "layout::cuda::remove_if / stable_partition (<layout/cuda/algorithms.hpp>)");
     static_assert(!std::is_const_v<typename V::element_type>,
                   "layout::remove_if / stable_partition: the view or container is read-only");
 }
@@ -68,8 +68,9 @@ void shrink_to(X& x, std::size_t n) {
     if constexpr (is_vector_v<std::remove_const_t<X>>) x.resize(n);
 }
 
-template <class T, class L>
-void move_element(const view<T, L>& to, std::size_t i, const view<T, L>& from, std::size_t j) {
+template <class T, class L, class M1, class M2>
+void move_element(const view<T, L, M1>& to, std::size_t i, const view<T, L, M2>& from,
+                  std::size_t j) {
     copy_leaves(to.storage().at(i), from.storage().at(j),
                 std::make_index_sequence<leaf_count_v<std::remove_const_t<T>>>{});
 }
@@ -84,28 +85,32 @@ void move_element(const view<T, L>& to, std::size_t i, const view<T, L>& from, s
 template <detail::viewable X, class Pred>
     requires detail::element_predicate<Pred, X>
 std::size_t remove_if(X&& x, Pred pred) {
-    detail::check_compactable<X>();
-    const auto v = detail::as_view(x);
-    using T = typename decltype(v)::value_type;
-    using L = typename decltype(v)::layout_type;
-    const view<const T, L> read = v;
-    const std::size_t n = v.size();
-    std::size_t kept = 0, i = 0;
-    try {
-        for (; i < n; ++i) {
-            if (pred(read[i])) continue;
-            if (kept != i) detail::move_element(v, kept, v, i);
-            ++kept;
+    if constexpr (detail::on_device_v<X>)
+        return decltype(detail::device_backend_for<X>())::remove_if(x, pred);
+    else {
+        detail::check_compactable<X>();
+        const auto v = detail::as_view(x);
+        using T = typename decltype(v)::value_type;
+        using L = typename decltype(v)::layout_type;
+        const view<const T, L, typename decltype(v)::memory_type> read = v;
+        const std::size_t n = v.size();
+        std::size_t kept = 0, i = 0;
+        try {
+            for (; i < n; ++i) {
+                if (pred(read[i])) continue;
+                if (kept != i) detail::move_element(v, kept, v, i);
+                ++kept;
+            }
+        } catch (...) {
+            // Close the gap: the elements pred has not judged follow the kept ones.
+            if (kept != i)
+                for (std::size_t j = i; j < n; ++j) detail::move_element(v, kept + (j - i), v, j);
+            detail::shrink_to(x, kept + (n - i));
+            throw;
         }
-    } catch (...) {
-        // Close the gap: the elements pred has not judged follow the kept ones.
-        if (kept != i)
-            for (std::size_t j = i; j < n; ++j) detail::move_element(v, kept + (j - i), v, j);
-        detail::shrink_to(x, kept + (n - i));
-        throw;
+        detail::shrink_to(x, kept);
+        return kept;
     }
-    detail::shrink_to(x, kept);
-    return kept;
 }
 
 /// Reorders x so that the elements for which pred(element) is true come first, and the others
@@ -116,30 +121,34 @@ std::size_t remove_if(X&& x, Pred pred) {
 template <detail::viewable X, class Pred>
     requires detail::element_predicate<Pred, X>
 std::size_t stable_partition(X&& x, Pred pred) {
-    detail::check_compactable<X>();
-    const auto v = detail::as_view(x);
-    using T = typename decltype(v)::value_type;
-    using L = typename decltype(v)::layout_type;
-    const std::size_t n = v.size();
-    const view<const T, L> read = v;
-    std::vector<bool> first(n);
-    std::size_t selected = 0;
-    for (std::size_t i = 0; i < n; ++i) {
-        first[i] = pred(read[i]);
-        if (first[i]) ++selected;
+    if constexpr (detail::on_device_v<X>)
+        return decltype(detail::device_backend_for<X>())::stable_partition(x, pred);
+    else {
+        detail::check_compactable<X>();
+        const auto v = detail::as_view(x);
+        using T = typename decltype(v)::value_type;
+        using L = typename decltype(v)::layout_type;
+        const std::size_t n = v.size();
+        const view<const T, L, typename decltype(v)::memory_type> read = v;
+        std::vector<bool> first(n);
+        std::size_t selected = 0;
+        for (std::size_t i = 0; i < n; ++i) {
+            first[i] = pred(read[i]);
+            if (first[i]) ++selected;
+        }
+        // The only allocation, before anything is written.
+        const scratch<T, L> rest_block(n - selected, host_memory::default_resource());
+        const view<T, L> rest = rest_block.view();
+        std::size_t front = 0, back = 0;
+        for (std::size_t i = 0; i < n; ++i) {
+            if (!first[i])
+                detail::move_element(rest, back++, v, i);
+            else if (front++ != i)
+                detail::move_element(v, front - 1, v, i);
+        }
+        for (std::size_t j = 0; j < back; ++j) detail::move_element(v, selected + j, rest, j);
+        return selected;
     }
-    // The only allocation, before anything is written.
-    const scratch<T, L> rest_block(n - selected, host_memory::default_resource());
-    const view<T, L> rest = rest_block.view();
-    std::size_t front = 0, back = 0;
-    for (std::size_t i = 0; i < n; ++i) {
-        if (!first[i])
-            detail::move_element(rest, back++, v, i);
-        else if (front++ != i)
-            detail::move_element(v, front - 1, v, i);
-    }
-    for (std::size_t j = 0; j < back; ++j) detail::move_element(v, selected + j, rest, j);
-    return selected;
 }
 
 } // namespace layout

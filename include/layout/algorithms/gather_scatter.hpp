@@ -9,6 +9,7 @@
 /// The contracts are in <layout/algorithms.hpp>.
 #pragma once
 
+#include "../backend.hpp"
 #include "../config.hpp"
 #include "../copy.hpp"
 #include "../execution.hpp"
@@ -54,9 +55,10 @@ void copy_leaf_column(const DstStorage& d, const SrcStorage& s, std::size_t n, T
 /// otherwise element by element (a whole AoS element is one or two cache lines). With threads,
 /// each takes a contiguous share of i, in the same loop order: the caller makes sure that no
 /// two i write one element (gather: to(i) = i; scatter: distinct indices).
-template <bool RandomSideIsSoa, class T, class DL, class SL, class To, class From>
-void move_on_host(const view<T, DL>& dst, const view<const T, SL>& src, std::size_t n, To to,
-                  From from, bool threads = false) {
+template <bool RandomSideIsSoa, class T, class DL, class SL, class DM, class SM, class To,
+          class From>
+void move_on_host(const view<T, DL, DM>& dst, const view<const T, SL, SM>& src, std::size_t n,
+                  To to, From from, bool threads = false) {
     const auto d = dst.storage();
     const auto s = src.storage();
     run_shares(threads, n, 64, [&](std::size_t begin, std::size_t end) {
@@ -72,11 +74,12 @@ void move_on_host(const view<T, DL>& dst, const view<const T, SL>& src, std::siz
     });
 }
 
-template <class T, class DL, class SL, class I, class Policy = exec::serial_policy>
-void gather_on_host(const view<T, DL>& dst, const view<const T, SL>& src,
+template <class T, class DL, class SL, class DM, class SM, class I,
+          class Policy = exec::serial_policy>
+void gather_on_host(const view<T, DL, DM>& dst, const view<const T, SL, SM>& src,
                     std::span<const I> indices, const Policy& how = {}) {
     // Thread k writes dst[i] for the i of its share only: the serial result.
-    move_on_host<contiguous_columns_v<view<const T, SL>>>(
+    move_on_host<contiguous_columns_v<view<const T, SL, SM>>>(
         dst, src, indices.size(), [](std::size_t i) { return i; },
         [indices](std::size_t i) { return static_cast<std::size_t>(indices[i]); },
         use_threads(how, indices.size()));
@@ -99,11 +102,12 @@ bool indices_distinct(std::span<const I> indices, std::size_t size) {
 /// for every leaf (each leaf's pass also ends with the largest i). Threads only for distinct
 /// indices: with repeated ones the order of the writes decides the result, so they stay in one
 /// thread's index order.
-template <class T, class DL, class SL, class I, class Policy = exec::serial_policy>
-void scatter_on_host(const view<T, DL>& dst, const view<const T, SL>& src,
+template <class T, class DL, class SL, class DM, class SM, class I,
+          class Policy = exec::serial_policy>
+void scatter_on_host(const view<T, DL, DM>& dst, const view<const T, SL, SM>& src,
                      std::span<const I> indices, const Policy& how = {}) {
     const bool threads = use_threads(how, indices.size()) && indices_distinct(indices, dst.size());
-    move_on_host<contiguous_columns_v<view<T, DL>>>(
+    move_on_host<contiguous_columns_v<view<T, DL, DM>>>(
         dst, src, indices.size(),
         [indices](std::size_t i) { return static_cast<std::size_t>(indices[i]); },
         [](std::size_t i) { return i; }, threads);
@@ -113,7 +117,8 @@ void scatter_on_host(const view<T, DL>& dst, const view<const T, SL>& src,
 
 // ---- gather / scatter ---------------------------------------------------------------------------
 
-/// dst[i] = src[indices[i]] for every i (host memory; any two layouts of the same T).
+/// dst[i] = src[indices[i]] for every i (any two layouts of the same T; in device memory, on
+/// the GPU: backend.hpp).
 ///
 ///     // src = {a, b, c, d}
 ///     layout::gather(src, std::vector<int>{3, 3, 0}, dst);   // dst = {d, d, a}
@@ -121,24 +126,29 @@ void scatter_on_host(const view<T, DL>& dst, const view<const T, SL>& src,
 /// Throws std::length_error if dst.size() != indices.size(), std::invalid_argument if src and
 /// dst overlap. With LAYOUT_CHECK_BOUNDS, an index >= src.size() throws std::out_of_range.
 /// On this thread (exec::serial) or all cores (exec::parallel, the default): the same result.
-template <class Policy, detail::viewable Src, detail::index_range Indices, detail::viewable Dst>
-    requires exec::is_policy_v<Policy>
+template <class Policy, detail::viewable Src, class Indices, detail::viewable Dst>
+    requires(exec::is_policy_v<Policy> &&
+             (detail::index_range<Indices> || detail::on_device_v<Src, Dst>))
 void gather(const Policy& policy, Src&& src, Indices&& indices, Dst&& dst) {
-    static_assert(!detail::in_device_only_memory<Src>() && !detail::in_device_only_memory<Dst>(),
-                  "layout::gather: a container is in device memory; use layout::cuda::gather "
-                  "(<layout/cuda/algorithms.hpp>)");
-    const auto idx = detail::index_span(indices);
-    const auto [s, d] = detail::check_indexed_move("layout::gather", src, dst, idx.size(),
-                                                   detail::per_index::destination);
-    detail::validate_indices("layout::gather", "index", idx, s.size(), "the source's size is");
-    detail::gather_on_host(d, s, idx, policy);
+    if constexpr (detail::on_device_v<Src, Dst>) {
+        (void)policy;
+        decltype(detail::device_backend_for<Src, Dst>())::gather(src, indices, dst);
+    } else {
+        const auto idx = detail::index_span(indices);
+        const auto [s, d] = detail::check_indexed_move("layout::gather", src, dst, idx.size(),
+                                                       detail::per_index::destination);
+        detail::validate_indices("layout::gather", "index", idx, s.size(), "the source's size is");
+        detail::gather_on_host(d, s, idx, policy);
+    }
 }
-template <detail::viewable Src, detail::index_range Indices, detail::viewable Dst>
+template <detail::viewable Src, class Indices, detail::viewable Dst>
+    requires(detail::index_range<Indices> || detail::on_device_v<Src, Dst>)
 void gather(Src&& src, Indices&& indices, Dst&& dst) {
     gather(exec::parallel, src, indices, dst);
 }
 
-/// dst[indices[i]] = src[i] for every i (host memory; any two layouts of the same T).
+/// dst[indices[i]] = src[i] for every i (any two layouts of the same T; in device memory, on
+/// the GPU: backend.hpp).
 ///
 ///     // src = {a, b, c}
 ///     layout::scatter(src, std::vector<int>{2, 0, 2}, dst);  // dst = {b, ?, c}: last write wins
@@ -149,20 +159,24 @@ void gather(Src&& src, Indices&& indices, Dst&& dst) {
 /// dst overlap. With LAYOUT_CHECK_BOUNDS, an index >= dst.size() throws std::out_of_range.
 /// On this thread (exec::serial) or all cores (exec::parallel, the default; threads only when
 /// the indices are distinct, checked with dst.size() bytes of scratch): the same result.
-template <class Policy, detail::viewable Src, detail::index_range Indices, detail::viewable Dst>
-    requires exec::is_policy_v<Policy>
+template <class Policy, detail::viewable Src, class Indices, detail::viewable Dst>
+    requires(exec::is_policy_v<Policy> &&
+             (detail::index_range<Indices> || detail::on_device_v<Src, Dst>))
 void scatter(const Policy& policy, Src&& src, Indices&& indices, Dst&& dst) {
-    static_assert(!detail::in_device_only_memory<Src>() && !detail::in_device_only_memory<Dst>(),
-                  "layout::scatter: a container is in device memory; use layout::cuda::scatter "
-                  "(<layout/cuda/algorithms.hpp>)");
-    const auto idx = detail::index_span(indices);
-    const auto [s, d] = detail::check_indexed_move("layout::scatter", src, dst, idx.size(),
-                                                   detail::per_index::source);
-    detail::validate_indices("layout::scatter", "index", idx, d.size(),
-                             "the destination's size is");
-    detail::scatter_on_host(d, s, idx, policy);
+    if constexpr (detail::on_device_v<Src, Dst>) {
+        (void)policy;
+        decltype(detail::device_backend_for<Src, Dst>())::scatter(src, indices, dst);
+    } else {
+        const auto idx = detail::index_span(indices);
+        const auto [s, d] = detail::check_indexed_move("layout::scatter", src, dst, idx.size(),
+                                                       detail::per_index::source);
+        detail::validate_indices("layout::scatter", "index", idx, d.size(),
+                                 "the destination's size is");
+        detail::scatter_on_host(d, s, idx, policy);
+    }
 }
-template <detail::viewable Src, detail::index_range Indices, detail::viewable Dst>
+template <detail::viewable Src, class Indices, detail::viewable Dst>
+    requires(detail::index_range<Indices> || detail::on_device_v<Src, Dst>)
 void scatter(Src&& src, Indices&& indices, Dst&& dst) {
     scatter(exec::parallel, src, indices, dst);
 }

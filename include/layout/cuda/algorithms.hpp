@@ -20,11 +20,19 @@
 /// algorithm_checks.hpp (argument checks, validation on the device) and launch.hpp (grids,
 /// stream-ordered temporaries). It also includes the host versions, <layout/algorithms.hpp>.
 ///
-/// Streams and synchronization: everything runs on `stream` (default 0) and returns without
-/// waiting for the GPU, like a kernel launch; temporaries are stream-ordered (cudaMallocAsync).
-/// Exceptions: sort_by_key and bin_by_key allocate their results with layout::cuda containers,
-/// whose construction synchronizes the device; and with LAYOUT_CHECK_BOUNDS on, the index
-/// checks below read a flag back, which synchronizes `stream` before the copy is launched.
+/// The same names without `cuda::` (layout::gather, layout::remove_if, ...) come here when an
+/// argument is in device memory (backend.hpp): one name per algorithm, chosen at compile time.
+///
+/// Streams and synchronization: everything runs on `stream` where one is given, else on the
+/// stream of the first container among the arguments (dst's, then src's: its own, c.stream()),
+/// else (views only) the default stream; and returns without waiting for the GPU, like a kernel
+/// launch, except where a count must reach the host (remove_if, stable_partition: one wait).
+/// Temporaries and results (permutations, offsets) come from the container's resource on that
+/// stream, or from a workspace the caller keeps (<layout/cuda/workspace.hpp>: then a warm step
+/// allocates nothing), are never value-initialized, and nothing touches another stream or
+/// synchronizes the device. With LAYOUT_CHECK_BOUNDS on (no -DNDEBUG), the index checks below
+/// run a validation kernel and read a flag back, which waits for the stream: benchmark with
+/// -DNDEBUG.
 ///
 /// Errors (the same as on the host, except where said):
 ///  - Sizes that do not match throw std::length_error ("... size mismatch ..."), before any work.
@@ -56,3 +64,4 @@
 #include "algorithms/gather_scatter.hpp"
 #include "algorithms/permute.hpp"
 #include "algorithms/sort_by_key.hpp"
+#include "backend.hpp"

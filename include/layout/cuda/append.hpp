@@ -34,7 +34,9 @@
 #include "../view.hpp"
 #include "detail/launch.hpp"
 #include "error.hpp"
+#include "memory.hpp"
 #include "memory_resource.hpp"
+#include "workspace.hpp"
 
 #include <cooperative_groups.h>
 #include <cuda_runtime.h>
@@ -47,12 +49,12 @@
 namespace layout::cuda {
 
 /// What a kernel appends through: trivially copyable, passed by value.
-template <class T, class L>
+template <class T, class L, class M = device_memory>
 class append_view {
 public:
     using value_type = T;
 
-    append_view(const layout::view<T, L>& whole, std::size_t size,
+    append_view(const layout::view<T, L, M>& whole, std::size_t size,
                 unsigned long long* claimed) noexcept
         : whole_(whole), size_(size), claimed_(claimed) {}
 
@@ -84,8 +86,8 @@ private:
         return group.shfl(first, 0) + group.thread_rank();
     }
 
-    layout::view<T, L> whole_; // elements [0, capacity)
-    std::size_t size_;         // the container's size when the appender was made
+    layout::view<T, L, M> whole_; // elements [0, capacity)
+    std::size_t size_;            // the container's size when the appender was made
     unsigned long long* claimed_;
 };
 
@@ -101,22 +103,29 @@ class appender {
     static_assert(M::device_accessible,
                   "layout::cuda::appender: the container is in host memory that the GPU cannot "
                   "write; use a layout::cuda container (device, pinned or managed memory)");
-    static_assert(std::is_trivially_copyable_v<append_view<T, L>>);
+    static_assert(std::is_trivially_copyable_v<append_view<T, L, M>>);
 
 public:
-    /// Zeroes the counter on c's stream; c must outlive the appender.
+    /// Zeroes the counter on c's stream; c must outlive the appender. The counter comes from
+    /// c's resource, on c's stream.
     explicit appender(layout::vector<T, L, M>& c)
         : c_(&c), size_(c.size()), capacity_(c.capacity()), block_(first_byte(c)),
-          claimed_(1, native(c.stream())) {
-        check(cudaMemsetAsync(claimed_.get(), 0, sizeof(unsigned long long), stream()),
-              "cudaMemsetAsync");
+          owned_(1, native(c.stream()), counter_resource(c)), claimed_(owned_.get()) {
+        zero_counter();
+    }
+    /// The same with the counter in the workspace (ws must serve c's stream, else
+    /// std::invalid_argument): nothing is allocated once the workspace is warm.
+    appender(layout::vector<T, L, M>& c, workspace& ws)
+        : c_(&c), size_(c.size()), capacity_(c.capacity()), block_(first_byte(c)),
+          owned_(0, native(c.stream())), claimed_(counter_in(ws, c)) {
+        zero_counter();
     }
     appender(const appender&) = delete;
     appender& operator=(const appender&) = delete;
 
     /// What kernels append through: slots [size(), capacity()) of the container.
-    append_view<T, L> view() const noexcept {
-        return {layout::view<T, L>(c_->view().storage(), capacity_), size_, claimed_.get()};
+    append_view<T, L, M> view() const noexcept {
+        return {layout::view<T, L, M>(c_->view().storage(), capacity_), size_, claimed_};
     }
     /// The container's stream, on which the counter lives: launch the appending kernels here.
     cudaStream_t stream() const noexcept { return native(c_->stream()); }
@@ -129,8 +138,7 @@ public:
             throw std::logic_error("layout::cuda::appender::finish: the container was resized, "
                                    "reallocated or moved while appending");
         unsigned long long claimed = 0;
-        check(cudaMemcpyAsync(&claimed, claimed_.get(), sizeof claimed, cudaMemcpyDeviceToHost,
-                              stream()),
+        check(cudaMemcpyAsync(&claimed, claimed_, sizeof claimed, cudaMemcpyDeviceToHost, stream()),
               "cudaMemcpyAsync");
         check(cudaStreamSynchronize(stream()), "cudaStreamSynchronize");
         const std::size_t room = capacity_ - size_;
@@ -144,11 +152,29 @@ private:
         return c.view().storage().first_byte();
     }
 
+    /// Device-only containers' resource serves the counter; pinned and managed ones' memory
+    /// the device pool (a host resource may not order frees on the stream).
+    static resource_ref counter_resource(const layout::vector<T, L, M>& c) noexcept {
+        if constexpr (!M::host_accessible)
+            return c.resource();
+        else
+            return device_memory::default_resource();
+    }
+    static unsigned long long* counter_in(workspace& ws, const layout::vector<T, L, M>& c) {
+        ws.check_stream(c.stream(), "layout::cuda::appender");
+        return ws.get<unsigned long long>(workspace::slot::counter, 1);
+    }
+    void zero_counter() {
+        check(cudaMemsetAsync(claimed_, 0, sizeof(unsigned long long), stream()),
+              "cudaMemsetAsync");
+    }
+
     layout::vector<T, L, M>* c_;
     std::size_t size_, capacity_;
     const void* block_;
-    std::size_t finished_ = 0; // appended, as of the last finish()
-    detail::stream_buffer<unsigned long long> claimed_;
+    std::size_t finished_ = 0;                        // appended, as of the last finish()
+    detail::stream_buffer<unsigned long long> owned_; // the counter, unless in a workspace
+    unsigned long long* claimed_;
 };
 
 } // namespace layout::cuda

@@ -28,9 +28,9 @@
 #endif
 
 #include "../config.hpp"
-#include "../copy.hpp"
 #include "../policies.hpp"
 #include "../reflect.hpp"
+#include "../runs.hpp"
 #include "../scratch.hpp"
 #include "../view.hpp"
 #include "detail/launch.hpp"
@@ -50,9 +50,10 @@ namespace detail {
 
 /// Element i of src to element i of dst, for i in [first, last): all leaves are loaded before
 /// any is stored, so the loads are in flight together.
-template <class T, class Dst, class Src>
-__global__ void convert_elements_kernel(layout::view<T, Dst> dst, layout::view<const T, Src> src,
-                                        std::size_t first, std::size_t last) {
+template <class T, class Dst, class Src, class DM, class SM>
+__global__ void convert_elements_kernel(layout::view<T, Dst, DM> dst,
+                                        layout::view<const T, Src, SM> src, std::size_t first,
+                                        std::size_t last) {
     const std::size_t stride = std::size_t(gridDim.x) * blockDim.x;
     for (std::size_t i = first + std::size_t(blockIdx.x) * blockDim.x + threadIdx.x; i < last;
          i += stride) {
@@ -66,9 +67,9 @@ __global__ void convert_elements_kernel(layout::view<T, Dst> dst, layout::view<c
     }
 }
 
-template <class T, class Dst, class Src>
-void convert_elements(layout::view<T, Dst> dst, layout::view<const T, Src> src, std::size_t first,
-                      std::size_t last, cudaStream_t stream) {
+template <class T, class Dst, class Src, class DM, class SM>
+void convert_elements(layout::view<T, Dst, DM> dst, layout::view<const T, Src, SM> src,
+                      std::size_t first, std::size_t last, cudaStream_t stream) {
     if (first >= last) return;
     const unsigned grid = strided_grid_size((last - first + convert_threads - 1) / convert_threads);
     convert_elements_kernel<<<grid, convert_threads, 0, stream>>>(dst, src, first, last);
@@ -84,18 +85,19 @@ inline void copy_async(void* dst, const void* src, std::size_t bytes, cudaStream
 /// Converts the n = src.size() elements of src into dst, on the GPU, asynchronously on stream.
 /// The caller (layout::cuda::copy, layout::transfer) has checked the sizes; throws
 /// layout::cuda::error if a launch or copy fails.
-template <class T, class SrcLayout, class DstLayout>
-void convert_views(layout::view<const T, SrcLayout> src, layout::view<T, DstLayout> dst,
+template <class T, class SrcLayout, class DstLayout, class SM, class DM>
+void convert_views(layout::view<const T, SrcLayout, SM> src, layout::view<T, DstLayout, DM> dst,
                    cudaStream_t stream) {
     static_assert(!std::is_const_v<T>, "layout: cuda::copy writes dst: pass a mutable view");
     const std::size_t n = src.size();
     if (n == 0) return;
     if (layout::detail::views_overlap(dst, src)) {
         // Neither copy below overlaps: the scratch block is fresh.
-        const layout::scratch<T, SrcLayout> scratch(n, device_memory::default_resource(), stream);
-        const layout::view<T, SrcLayout> copy = scratch.view();
+        const layout::scratch<T, SrcLayout, device_memory> scratch(
+            n, device_memory::default_resource(), stream);
+        const auto copy = scratch.view();
         convert_views(src, copy, stream);
-        convert_views(layout::view<const T, SrcLayout>(copy), dst, stream);
+        convert_views(layout::view<const T, SrcLayout, device_memory>(copy), dst, stream);
         return;
     }
 
@@ -123,10 +125,11 @@ void convert_views(layout::view<const T, SrcLayout> src, layout::view<T, DstLayo
         // each instance holds one path.
         auto launch = [&]<int Unit>(std::integral_constant<int, Unit>) {
             if constexpr (from_aos)
-                convert_from_aos_kernel<T, DstLayout, Unit><<<grid, convert_threads, 0, stream>>>(
-                    dst, reinterpret_cast<const std::byte*>(src.storage().data), chunks);
+                convert_from_aos_kernel<T, decltype(dst), Unit>
+                    <<<grid, convert_threads, 0, stream>>>(
+                        dst, reinterpret_cast<const std::byte*>(src.storage().data), chunks);
             else
-                convert_to_aos_kernel<T, SrcLayout, Unit><<<grid, convert_threads, 0, stream>>>(
+                convert_to_aos_kernel<T, decltype(src), Unit><<<grid, convert_threads, 0, stream>>>(
                     reinterpret_cast<std::byte*>(dst.storage().data), src, chunks);
         };
         const void* aos = nullptr;

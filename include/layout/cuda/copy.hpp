@@ -1,9 +1,11 @@
 /// \file cuda/copy.hpp
 /// layout::cuda::copy(src, dst, stream): dst[i] = src[i] for views of the same T in any two layouts,
-/// asynchronously on stream, source first as in layout::copy. Views the GPU reaches (device,
+/// asynchronously on stream, source first as in layout::copy. Where each view lives is its type's
+/// memory space, known at compile time (no pointer queries). Views the GPU reaches (device,
 /// pinned, managed memory) are copied or converted by the GPU and nothing synchronizes; a view
 /// of pageable host memory is staged through a stream-ordered device block, and a copy into one
-/// waits for its stream before returning (the host reads it next).
+/// waits for its stream before returning (the host reads it next). layout::copy on a device view
+/// comes here (backend.hpp).
 ///
 ///     layout::cuda::copy(aos_dev.view(), soa_dev.view(), stream);   // transposed on the GPU
 ///     layout::cuda::copy(soa_dev.view(), host_aos.view(), stream);  // then host_aos is there
@@ -46,28 +48,47 @@ bool device_reachable_view(const V& v) {
 }
 } // namespace detail
 
-template <class T, class SrcLayout, class DstLayout>
-void copy(const layout::view<const T, SrcLayout>& src, const layout::view<T, DstLayout>& dst,
-          stream_ref stream = {}) {
+/// dst[i] = src[i]: where each side lives is read from the views' memory spaces at compile time
+/// (memory.hpp): the GPU copies or converts where it reaches both sides (device, pinned, managed
+/// memory), else stages through a device block; a copy into pageable memory waits.
+/// Deprecated (goes in the next release): a view<T, L> that does not say its memory (host memory,
+/// the default) over memory the GPU reaches, as views were spelled before they knew their memory,
+/// is still found out at run time (cudaPointerGetAttributes), here only.
+template <class T, class SrcLayout, class DstLayout, class SM, class DM>
+void copy(const layout::view<const T, SrcLayout, SM>& src,
+          const layout::view<T, DstLayout, DM>& dst, stream_ref stream = {}) {
     if (src.size() != dst.size())
         layout::detail::throw_copy_size_mismatch("layout::cuda::copy", src.size(), dst.size());
-    const bool src_on_gpu = detail::device_reachable_view(src);
-    const bool dst_on_gpu = detail::device_reachable_view(dst);
-    if (src_on_gpu && dst_on_gpu)
-        transfer<device_memory, device_memory>::copy(src, dst, stream);
-    else if (dst_on_gpu)
-        transfer<device_memory, host_memory>::copy(src, dst, stream);
-    else if (src_on_gpu)
-        transfer<host_memory, device_memory>::copy(src, dst, stream);
+    using layout::detail::with_memory;
+    constexpr bool src_host = std::is_same_v<SM, host_memory>;
+    constexpr bool dst_host = std::is_same_v<DM, host_memory>;
+    if constexpr (src_host || dst_host) {
+        const bool src_gpu = src_host ? detail::device_reachable_view(src) : SM::device_accessible;
+        const bool dst_gpu = dst_host ? detail::device_reachable_view(dst) : DM::device_accessible;
+        if (src_host && src_gpu) return cuda::copy(with_memory<device_memory>(src), dst, stream);
+        if (dst_host && dst_gpu) return cuda::copy(src, with_memory<device_memory>(dst), stream);
+    }
+    if constexpr (SM::device_accessible && DM::device_accessible) {
+        transfer<device_memory, device_memory>::copy(with_memory<device_memory>(src),
+                                                     with_memory<device_memory>(dst), stream);
+        if constexpr (DM::host_accessible) // pinned or managed: the host reads it next
+            check(cudaStreamSynchronize(native(stream)),
+                  "cudaStreamSynchronize after a copy to host-accessible memory");
+    } else if constexpr (DM::device_accessible)
+        transfer<device_memory, host_memory>::copy(with_memory<host_memory>(src),
+                                                   with_memory<device_memory>(dst), stream);
+    else if constexpr (SM::device_accessible)
+        transfer<host_memory, device_memory>::copy(with_memory<device_memory>(src),
+                                                   with_memory<host_memory>(dst), stream);
     else
-        layout::copy(src, dst);
+        layout::detail::copy_on_host(exec::parallel, src, dst);
 }
 // clang-format off
-template <class T, class SrcLayout, class DstLayout>
+template <class T, class SrcLayout, class DstLayout, class SM, class DM>
     requires(!std::is_const_v<T>)
-void copy(const layout::view<T, SrcLayout>& src, const layout::view<T, DstLayout>& dst,
+void copy(const layout::view<T, SrcLayout, SM>& src, const layout::view<T, DstLayout, DM>& dst,
           stream_ref stream = {}) {
-    cuda::copy(layout::view<const T, SrcLayout>(src), dst, stream);
+    cuda::copy(layout::view<const T, SrcLayout, SM>(src), dst, stream);
 }
 // clang-format on
 
@@ -98,8 +119,9 @@ void copy_leaves_on_gpu(const DS& dst, const SS& src, std::size_t n, DL, SL, cud
 /// The chosen fields of src into those of dst, as layout::copy does on the host, for
 /// selections anywhere: on the GPU where it reaches both, else through staging blocks that hold
 /// the chosen leaves alone, packed in columns, so that only those bytes cross between host and
-/// device. Asynchronous on stream where both lie on the GPU; a copy with a side in pageable host
-/// memory waits for its stream before returning.
+/// device. Asynchronous on stream where both lie on the GPU and dst is device memory; a copy
+/// into memory the host reads (pageable, pinned, managed) waits for its stream before
+/// returning, as a copy of whole elements does.
 ///
 ///     layout::cuda::copy(host.select<&P::x, &P::y, &P::z>(), dev.select<&P::x, &P::y, &P::z>());
 template <class SrcView, auto... SrcKeys, class DstView, auto... DstKeys>
@@ -113,47 +135,52 @@ void copy(const layout::selection<SrcView, SrcKeys...>& src,
     const std::size_t n = src.size();
     if (n == 0) return;
     const cudaStream_t s = native(stream);
-    const bool src_on_gpu =
-        detail::device_reachable(&src.storage().at(0).template leaf<S::leaves[0]>());
-    const bool dst_on_gpu =
-        detail::device_reachable(&dst.storage().at(0).template leaf<D::leaves[0]>());
+    constexpr bool src_on_gpu = S::memory_type::device_accessible;
+    constexpr bool dst_on_gpu = D::memory_type::device_accessible;
     using src_leaves = layout::detail::selected_leaves_t<S>;
     using dst_leaves = layout::detail::selected_leaves_t<D>;
     using all = std::make_index_sequence<S::leaves.size()>;
     using stage = layout::detail::selection_stage<S>;
-    if (!src_on_gpu && !dst_on_gpu) {
+    if constexpr (!src_on_gpu && !dst_on_gpu) {
         layout::copy(src, dst);
-    } else if (src_on_gpu && dst_on_gpu) {
+    } else if constexpr (src_on_gpu && dst_on_gpu) {
         if (!layout::detail::selections_overlap(src, dst)) {
             detail::copy_leaves_on_gpu(dst.storage(), src.storage(), n, dst_leaves{}, src_leaves{},
                                        s);
-            return;
+        } else {
+            const layout::detail::selection_stage<S, device_memory> staged(
+                n, device_memory::default_resource(), stream);
+            detail::copy_leaves_on_gpu(staged.view().storage(), src.storage(), n, all{},
+                                       src_leaves{}, s);
+            detail::copy_leaves_on_gpu(dst.storage(), staged.view().storage(), n, dst_leaves{},
+                                       all{}, s);
         }
-        const stage staged(n, device_memory::default_resource(), stream);
-        detail::copy_leaves_on_gpu(staged.view().storage(), src.storage(), n, all{}, src_leaves{},
-                                   s);
-        detail::copy_leaves_on_gpu(dst.storage(), staged.view().storage(), n, dst_leaves{}, all{},
-                                   s);
+        if constexpr (D::memory_type::host_accessible) // as a whole-element copy: wait
+            check(cudaStreamSynchronize(s),
+                  "cudaStreamSynchronize after a copy to host-accessible memory");
     } else {
         const stage on_host(n, host_memory::default_resource());
-        const stage on_device(n, device_memory::default_resource(), stream);
+        const layout::detail::selection_stage<S, device_memory> on_device(
+            n, device_memory::default_resource(), stream);
         const auto host_view = on_host.view();
         const auto device_view = on_device.view();
-        using const_view =
-            layout::view<const typename decltype(host_view)::value_type, layout::policy::soa>;
-        if (dst_on_gpu) {
+        using leaves = typename decltype(host_view)::value_type;
+        if constexpr (dst_on_gpu) {
             layout::detail::copy_leaves(host_view.storage(), src.storage(), n, all{}, src_leaves{});
-            detail::copy_runs(const_view(host_view), device_view, s);
+            detail::copy_runs(layout::view<const leaves, layout::policy::soa>(host_view),
+                              device_view, s);
             detail::copy_leaves_on_gpu(dst.storage(), device_view.storage(), n, dst_leaves{}, all{},
                                        s);
         } else {
             detail::copy_leaves_on_gpu(device_view.storage(), src.storage(), n, all{}, src_leaves{},
                                        s);
-            detail::copy_runs(const_view(device_view), host_view, s);
+            detail::copy_runs(
+                layout::view<const leaves, layout::policy::soa, device_memory>(device_view),
+                host_view, s);
         }
         // The host stage is read (or written next) by the host: wait for the stream.
         check(cudaStreamSynchronize(s), "cudaStreamSynchronize in layout::cuda::copy");
-        if (!dst_on_gpu)
+        if constexpr (!dst_on_gpu)
             layout::detail::copy_leaves(dst.storage(), host_view.storage(), n, dst_leaves{}, all{});
     }
 }

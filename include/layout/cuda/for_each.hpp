@@ -1,9 +1,10 @@
 /// \file cuda/for_each.hpp
 /// Runs an element-wise kernel over a view on the GPU: f(v, i) for every i.
 ///
-///     layout::cuda::for_each_index(dev.view(), drift{0.01f});      // elements per thread: the layout's choice
-///     layout::cuda::for_each_index<1>(dev.view(), drift{0.01f});   // one per thread, like a raw kernel
+///     layout::cuda::for_each_index(dev.view(), drift{0.01f});      // one per thread, like a raw kernel
 ///     layout::cuda::for_each_index<4>(dev.view(), drift{0.01f});   // 4 elements per thread
+///     layout::cuda::for_each_index<layout::cuda::per_thread_auto>(dev.view(), drift{0.01f});
+///                                                  // streaming kernels: the layout's choice
 ///
 /// The kernel receives the view's pointers as separate __restrict__ parameters, one per SoA
 /// column, so the compiler knows what a hand-written kernel's signature tells it: a store to one
@@ -23,9 +24,12 @@
 /// are aligned to make them one vector access, else blockDim.x apart (AoS, or unaligned views),
 /// so that the accesses stay coalesced and more of them are in flight per thread.
 ///
-/// The default, per_thread_auto, takes default_per_thread<T, Layout> where the launch still fills
-/// the device with that many elements a thread, else one per thread: a kernel with few elements
-/// and much work each keeps every SM busy. Measurements: bench/results (per_thread_gpu).
+/// The default is one element a thread: never slower than the hand-written kernel. Several a
+/// thread help streaming kernels and hurt kernels that gather or loop per element (a push reading
+/// its cell's field: 1.59x at 4 a thread under SoA), which the host cannot tell apart, so they
+/// are asked for: per_thread_auto takes default_per_thread<T, Layout> where the launch still
+/// fills the device with that many elements a thread, else one per thread. Measurements:
+/// bench/results (per_thread_gpu).
 #pragma once
 
 #if !defined(__CUDACC__)
@@ -69,10 +73,10 @@ namespace detail {
 
 /// The view of n elements that the kernel rebuilds from its pointer arguments (the layout's
 /// storage::split on the host, rebuild here), with the alignment the host checked (Claimed).
-template <class T, class Layout, std::size_t PerThread, bool Consecutive, bool Claimed,
+template <class T, class Layout, std::size_t PerThread, bool Consecutive, bool Claimed, class M,
           class... Pointee>
-__device__ LAYOUT_FORCEINLINE view<T, Layout> rebuild(std::size_t n,
-                                                      Pointee*... pointers) noexcept {
+__device__ LAYOUT_FORCEINLINE view<T, Layout, M> rebuild(std::size_t n,
+                                                         Pointee*... pointers) noexcept {
     using claim = alignment_claim<std::remove_const_t<T>, Layout, PerThread, Consecutive>;
     return {layout::detail::storage<T, Layout>::rebuild(
                 claim_aligned < Claimed ? claim::template bytes<Pointee>() : 0 > (pointers)...),
@@ -85,9 +89,9 @@ __device__ LAYOUT_FORCEINLINE view<T, Layout> rebuild(std::size_t n,
 /// would spread a warp's accesses PerThread times wider).
 LAYOUT_EXEC_CHECK_DISABLE
 template <class T, class Layout, class F, std::size_t PerThread, bool Consecutive, bool Claimed,
-          class... Pointee>
+          class M, class... Pointee>
 __global__ void for_each_index_kernel(F f, std::size_t n, Pointee* LAYOUT_RESTRICT... pointers) {
-    const auto v = rebuild<T, Layout, PerThread, Consecutive, Claimed>(n, pointers...);
+    const auto v = rebuild<T, Layout, PerThread, Consecutive, Claimed, M>(n, pointers...);
     if constexpr (PerThread == 1) {
         const std::size_t i = std::size_t{blockIdx.x} * blockDim.x + threadIdx.x;
         if (i < n) f(v, i);
@@ -96,7 +100,7 @@ __global__ void for_each_index_kernel(F f, std::size_t n, Pointee* LAYOUT_RESTRI
         // In blocks (AoSoA): a view of the block holding the run, with lanes affine in i.
         const auto run = [&] {
             if constexpr (requires { typename Layout::block_layout; })
-                return view<T, typename Layout::block_layout>(v.storage().block_of(first), n);
+                return view<T, typename Layout::block_layout, M>(v.storage().block_of(first), n);
             else
                 return v;
         }();
@@ -131,8 +135,8 @@ inline bool fills_device(std::size_t n, std::size_t per_thread) {
 
 /// Launches the kernel that makes the layout's alignment claim where the pointers bear it out,
 /// else the one that makes none (and, there, elements a block apart rather than consecutive).
-template <std::size_t PerThread, class T, class Layout, class F>
-void launch_for_each(const view<T, Layout>& v, const F& f, cudaStream_t stream, unsigned block) {
+template <std::size_t PerThread, class T, class Layout, class M, class F>
+void launch_for_each(const view<T, Layout, M>& v, const F& f, cudaStream_t stream, unsigned block) {
     using value = std::remove_const_t<T>;
     constexpr bool consecutive = consecutive_v<value, Layout, PerThread>;
     using claim = alignment_claim<value, Layout, PerThread, consecutive>;
@@ -141,12 +145,12 @@ void launch_for_each(const view<T, Layout>& v, const F& f, cudaStream_t stream, 
     v.storage().split([&]<class... Pointee>(Pointee*... pointers) {
         if constexpr (claim::template any<Pointee...>) {
             if (claim::holds(pointers...)) {
-                for_each_index_kernel<T, Layout, F, PerThread, consecutive, true>
+                for_each_index_kernel<T, Layout, F, PerThread, consecutive, true, M>
                     <<<grid, block, 0, stream>>>(f, v.size(), pointers...);
                 return;
             }
         }
-        for_each_index_kernel<T, Layout, F, PerThread, false, false>
+        for_each_index_kernel<T, Layout, F, PerThread, false, false, M>
             <<<grid, block, 0, stream>>>(f, v.size(), pointers...);
     });
     check_launch("layout::cuda::for_each_index");
@@ -155,10 +159,10 @@ void launch_for_each(const view<T, Layout>& v, const F& f, cudaStream_t stream, 
 } // namespace detail
 
 /// Launches f(v, i) for every i on stream (asynchronous, like a kernel launch), PerThread
-/// elements per thread (1, 2, 4 or 8; per_thread_auto, the default: default_per_thread where the
+/// elements per thread (1, the default, 2, 4 or 8; per_thread_auto: default_per_thread where the
 /// launch still fills the device, else 1), `block` threads per block.
-template <std::size_t PerThread = per_thread_auto, class T, class Layout, class F>
-void for_each_index(const view<T, Layout>& v, const F& f, cudaStream_t stream = 0,
+template <std::size_t PerThread = 1, class T, class Layout, class M, class F>
+void for_each_index(const view<T, Layout, M>& v, const F& f, stream_ref stream = {},
                     unsigned block = detail::block_size) {
     static_assert(
         PerThread == per_thread_auto || PerThread == 1 || PerThread == 2 || PerThread == 4 ||
@@ -168,11 +172,11 @@ void for_each_index(const view<T, Layout>& v, const F& f, cudaStream_t stream = 
     if constexpr (PerThread == per_thread_auto) {
         constexpr std::size_t chosen = default_per_thread<std::remove_const_t<T>, Layout>;
         if (chosen > 1 && detail::fills_device(v.size(), chosen))
-            detail::launch_for_each<chosen>(v, f, stream, block);
+            detail::launch_for_each<chosen>(v, f, native(stream), block);
         else
-            detail::launch_for_each<1>(v, f, stream, block);
+            detail::launch_for_each<1>(v, f, native(stream), block);
     } else {
-        detail::launch_for_each<PerThread>(v, f, stream, block);
+        detail::launch_for_each<PerThread>(v, f, native(stream), block);
     }
 }
 

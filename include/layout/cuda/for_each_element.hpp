@@ -87,7 +87,7 @@ __device__ LAYOUT_FORCEINLINE void store_changed(unsigned* at, unsigned now,
 /// One block: staged_elements elements from first, moved in Unit-sized pieces (uint4 where
 /// sizeof(T) and the pointer allow, else 4-byte words).
 LAYOUT_EXEC_CHECK_DISABLE
-template <class T, class Layout, class F, class Unit>
+template <class T, class Layout, class F, class Unit, class M>
 __global__ void __launch_bounds__(staged_elements)
     for_each_element_kernel(F f, std::size_t n, T* LAYOUT_RESTRICT data) {
     using value = std::remove_const_t<T>;
@@ -119,7 +119,8 @@ __global__ void __launch_bounds__(staged_elements)
         std::memcpy(&element, parts, sizeof(value));
         // The view f expects, with element i where v[i] looks: only that element is there.
         const std::size_t i = first + threadIdx.x;
-        const view<T, Layout> v(layout::detail::storage<T, Layout>::rebuild(&element - i), i + 1);
+        const view<T, Layout, M> v(layout::detail::storage<T, Layout>::rebuild(&element - i),
+                                   i + 1);
         f(v, i);
         if constexpr (!std::is_const_v<T>) {
             std::memcpy(parts, &element, sizeof(value));
@@ -143,8 +144,8 @@ __global__ void __launch_bounds__(staged_elements)
 /// Launches f(v, i) for every i on stream, where f touches element i only (see the file's
 /// comment); whole elements (AoS) are staged through shared memory, any other layout runs
 /// for_each_index(v, f, stream).
-template <class T, class Layout, class F>
-void for_each_element(const view<T, Layout>& v, const F& f, cudaStream_t stream = 0) {
+template <class T, class Layout, class M, class F>
+void for_each_element(const view<T, Layout, M>& v, const F& f, stream_ref stream = {}) {
     using value = std::remove_const_t<T>;
     if constexpr (detail::stages_elements_v<T, Layout>) {
         if (v.size() == 0) return;
@@ -153,11 +154,11 @@ void for_each_element(const view<T, Layout>& v, const F& f, cudaStream_t stream 
         const unsigned grid =
             detail::grid_size(v.size(), detail::staged_elements, "layout::cuda::for_each_element");
         if (sizeof(value) % 16 == 0 && address % 16 == 0)
-            detail::for_each_element_kernel<T, Layout, F, uint4>
-                <<<grid, detail::staged_elements, 0, stream>>>(f, v.size(), data);
+            detail::for_each_element_kernel<T, Layout, F, uint4, M>
+                <<<grid, detail::staged_elements, 0, native(stream)>>>(f, v.size(), data);
         else if (address % 4 == 0)
-            detail::for_each_element_kernel<T, Layout, F, unsigned>
-                <<<grid, detail::staged_elements, 0, stream>>>(f, v.size(), data);
+            detail::for_each_element_kernel<T, Layout, F, unsigned, M>
+                <<<grid, detail::staged_elements, 0, native(stream)>>>(f, v.size(), data);
         else
             return for_each_index(v, f, stream);
         check_launch("layout::cuda::for_each_element");

@@ -15,7 +15,8 @@
 #  error "layout/cuda/transfer.hpp needs a CUDA compiler (nvcc)"
 #endif
 
-#include "../copy.hpp"
+#include "../memory.hpp"
+#include "../runs.hpp"
 #include "../scratch.hpp"
 #include "../transfer.hpp"
 #include "../view.hpp"
@@ -31,19 +32,16 @@
 
 namespace layout::cuda::detail {
 
-template <class Memory>
-concept device_resident = requires { Memory::device_resident; } && Memory::device_resident;
-
-template <class T, class Layout>
-__global__ void fill_kernel(layout::view<T, Layout> v, std::size_t first, std::size_t last,
+template <class T, class Layout, class M>
+__global__ void fill_kernel(layout::view<T, Layout, M> v, std::size_t first, std::size_t last,
                             T value) {
     const std::size_t i = first + std::size_t{blockIdx.x} * blockDim.x + threadIdx.x;
     if (i < last) v[i] = value;
 }
 
 /// The same layout between host and device: one cudaMemcpyAsync per contiguous run.
-template <class T, class Layout>
-void copy_runs(const layout::view<const T, Layout>& src, const layout::view<T, Layout>& dst,
+template <class T, class Layout, class SM, class DM>
+void copy_runs(const layout::view<const T, Layout, SM>& src, const layout::view<T, Layout, DM>& dst,
                cudaStream_t stream) {
     layout::detail::for_each_run(
         dst, src, src.size(), [&](void* d, const void* s, std::size_t bytes) {
@@ -55,13 +53,13 @@ void copy_runs(const layout::view<const T, Layout>& src, const layout::view<T, L
 /// padding inside T, padding between an AoSoA block's lane runs): copies of the block then read
 /// only defined bytes, and compute-sanitizer's initcheck stays clean. Layouts whose runs hold
 /// nothing but leaves (SoA, unpadded AoS and AoSoA) skip the pass.
-template <class T, class Layout>
-void zero_padding(const layout::view<T, Layout>& block, cudaStream_t stream) {
+template <class T, class Layout, class M>
+void zero_padding(const layout::view<T, Layout, M>& block, cudaStream_t stream) {
     std::size_t payload = 0;
     for (std::size_t l = 0; l < leaf_count_v<T>; ++l)
         payload += layout::detail::leaf_table<T>[l].size;
     std::size_t run_bytes = 0;
-    const layout::view<const T, Layout> same(block);
+    const layout::view<const T, Layout, M> same(block);
     layout::detail::for_each_run(
         block, same, block.size(),
         [&](void*, const void*, std::size_t bytes) { run_bytes += bytes; });
@@ -77,11 +75,11 @@ void zero_padding(const layout::view<T, Layout>& block, cudaStream_t stream) {
 namespace layout {
 
 template <class DstMemory, class SrcMemory>
-    requires(cuda::detail::device_resident<DstMemory> || cuda::detail::device_resident<SrcMemory>)
+    requires(device_resident_v<DstMemory> || device_resident_v<SrcMemory>)
 struct transfer<DstMemory, SrcMemory> {
     template <class T, class DstLayout, class SrcLayout>
-    static void copy(const view<const T, SrcLayout>& src, const view<T, DstLayout>& dst,
-                     stream_ref stream) {
+    static void copy(const view<const T, SrcLayout, SrcMemory>& src,
+                     const view<T, DstLayout, DstMemory>& dst, stream_ref stream) {
         const cudaStream_t s = cuda::native(stream);
         constexpr bool same = std::is_same_v<DstLayout, SrcLayout>;
         const resource_ref device = cuda::device_memory::default_resource();
@@ -91,22 +89,24 @@ struct transfer<DstMemory, SrcMemory> {
             cuda::detail::copy_runs(src, dst, s);
         } else if constexpr (!SrcMemory::device_accessible) {
             // Pageable host source: its runs to a device block in its own layout, then converted.
-            const scratch<T, SrcLayout> staged(src.size(), device, stream);
+            const scratch<T, SrcLayout, cuda::device_memory> staged(src.size(), device, stream);
             cuda::detail::copy_runs(src, staged.view(), s);
-            cuda::detail::convert_views(view<const T, SrcLayout>(staged.view()), dst, s);
+            cuda::detail::convert_views(
+                view<const T, SrcLayout, cuda::device_memory>(staged.view()), dst, s);
         } else {
             // Pageable host destination: converted into a device block in its layout, then copied.
-            const scratch<T, DstLayout> staged(dst.size(), device, stream);
+            const scratch<T, DstLayout, cuda::device_memory> staged(dst.size(), device, stream);
             cuda::detail::zero_padding(staged.view(), s);
             cuda::detail::convert_views(src, staged.view(), s);
-            cuda::detail::copy_runs(view<const T, DstLayout>(staged.view()), dst, s);
+            cuda::detail::copy_runs(view<const T, DstLayout, cuda::device_memory>(staged.view()),
+                                    dst, s);
         }
         if constexpr (DstMemory::host_accessible)
             cuda::check(cudaStreamSynchronize(s), "cudaStreamSynchronize after a copy to the host");
     }
 
     template <class T, class Layout>
-    static void prepare_block(const view<T, Layout>& block, stream_ref stream) {
+    static void prepare_block(const view<T, Layout, DstMemory>& block, stream_ref stream) {
         static_assert(std::is_same_v<DstMemory, SrcMemory>);
         const cudaStream_t s = cuda::native(stream);
         cuda::detail::zero_padding(block, s);
@@ -115,8 +115,8 @@ struct transfer<DstMemory, SrcMemory> {
     }
 
     template <class T, class Layout>
-    static void fill(const view<T, Layout>& v, std::size_t first, std::size_t last, const T& value,
-                     stream_ref stream) {
+    static void fill(const view<T, Layout, DstMemory>& v, std::size_t first, std::size_t last,
+                     const T& value, stream_ref stream) {
         static_assert(std::is_same_v<DstMemory, SrcMemory>);
         if (first >= last) return;
         const cudaStream_t s = cuda::native(stream);

@@ -48,10 +48,10 @@ namespace layout::detail {
 #endif
 
 /// Elements [begin, end) of the view of n elements that Layout rebuilds from pointers.
-template <class T, class Layout, class F, class... Pointee>
+template <class T, class Layout, class M = host_memory, class F, class... Pointee>
 LAYOUT_HOST_LOOP void host_loop_elements(F& f, std::size_t n, std::size_t begin, std::size_t end,
                                          Pointee* LAYOUT_RESTRICT... pointers) {
-    const view<T, Layout> v(storage<T, Layout>::rebuild(pointers...), n);
+    const view<T, Layout, M> v(storage<T, Layout>::rebuild(pointers...), n);
     end = std::min(end, n); // a no-op that lets debug builds' bounds checks (i < n) fold away
     if constexpr (requires { mapping<T, Layout>::element_stride; }) {
         LAYOUT_IVDEP_STRIDED
@@ -68,12 +68,13 @@ LAYOUT_HOST_LOOP void host_loop_elements(F& f, std::size_t n, std::size_t begin,
 /// Blocks [first_block, end_block) of the view of n elements that Layout rebuilds from pointers,
 /// in blocks of Lanes elements: the full ones with a fixed-count lane loop (what vectorizes
 /// without a remainder), then the view's partial last block, if it is in the range.
-template <class T, class Layout, std::size_t Lanes, class F, class... Pointee>
+template <class T, class Layout, std::size_t Lanes, class M = host_memory, class F,
+          class... Pointee>
 LAYOUT_HOST_LOOP void host_loop_blocks(F& f, std::size_t n, std::size_t first_block,
                                        std::size_t end_block,
                                        Pointee* LAYOUT_RESTRICT... pointers) {
     const auto s = storage<T, Layout>::rebuild(pointers...);
-    using block_view = view<T, typename Layout::block_layout>;
+    using block_view = view<T, typename Layout::block_layout, M>;
     const std::size_t full_end = std::min(end_block, n / Lanes);
     for (std::size_t k = first_block; k < full_end; ++k) {
         const block_view b(s.block(k), n);
@@ -113,14 +114,14 @@ template <class Layout>
 struct host_units<Layout> : Layout::host_units {};
 
 /// f over units [begin, end) of v, in the loop for v's layout.
-template <class T, class Layout, class F>
-void host_loop(F& f, const view<T, Layout>& v, std::size_t begin, std::size_t end) {
+template <class T, class Layout, class M, class F>
+void host_loop(F& f, const view<T, Layout, M>& v, std::size_t begin, std::size_t end) {
     v.storage().split([&](auto*... pointers) {
         if constexpr (requires { Layout::host_units::lanes; })
-            host_loop_blocks<T, Layout, Layout::host_units::lanes>(f, v.size(), begin, end,
-                                                                   pointers...);
+            host_loop_blocks<T, Layout, Layout::host_units::lanes, M>(f, v.size(), begin, end,
+                                                                      pointers...);
         else
-            host_loop_elements<T, Layout>(f, v.size(), begin, end, pointers...);
+            host_loop_elements<T, Layout, M>(f, v.size(), begin, end, pointers...);
     });
 }
 
@@ -128,15 +129,16 @@ void host_loop(F& f, const view<T, Layout>& v, std::size_t begin, std::size_t en
 /// pointers; a block's view, made inside a loop, takes a plain loop).
 template <class V>
 inline constexpr bool has_host_loop_v = false;
-template <class T, class Layout>
-    requires requires(const view<T, Layout>& v) {
-        v.storage().split([](auto*... p) { return storage<T, Layout>::rebuild(p...); });
-    }
-inline constexpr bool has_host_loop_v<view<T, Layout>> = true;
+template <class T, class Layout, class M>
+    requires(M::host_accessible &&
+             requires(const view<T, Layout, M>& v) {
+                 v.storage().split([](auto*... p) { return storage<T, Layout>::rebuild(p...); });
+             })
+inline constexpr bool has_host_loop_v<view<T, Layout, M>> = true;
 
 /// f over all of v: serially, or split into one contiguous share per OpenMP thread.
-template <class T, class Layout, class F>
-void host_for_each(F& f, const view<T, Layout>& v, bool parallel, std::size_t min_elements) {
+template <class T, class Layout, class M, class F>
+void host_for_each(F& f, const view<T, Layout, M>& v, bool parallel, std::size_t min_elements) {
     using units = host_units<Layout>;
     const std::size_t count = units::count(v.size());
     if (count == 0) return;

@@ -17,6 +17,8 @@
 namespace layout::policy {
 
 struct aos {
+    /// Deprecated (0.1), removed in the next release: only the advisor named layouts, now by
+    /// layout::advisor::layout_name<L> (<layout/advise/layout_name.hpp>).
     static std::string name() { return "aos"; }
 
     template <class T>

@@ -33,6 +33,8 @@ struct aosoa {
     static constexpr std::size_t lanes = Lanes;
     /// The layout of a view of one block (storage::block, storage::block_of).
     using block_layout = detail::aosoa_block<Lanes>;
+    /// Deprecated (0.1), removed in the next release: only the advisor named layouts, now by
+    /// layout::advisor::layout_name<L> (<layout/advise/layout_name.hpp>).
     static std::string name() { return "aosoa" + std::to_string(Lanes); }
 
     template <class T>

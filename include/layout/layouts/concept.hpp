@@ -48,7 +48,8 @@
 
 namespace layout {
 
-template <class T, class Layout>
+struct host_memory;
+template <class T, class Layout, class Memory = host_memory>
 class view;
 
 namespace detail {

@@ -19,6 +19,8 @@
 namespace layout::policy {
 
 struct soa {
+    /// Deprecated (0.1), removed in the next release: only the advisor named layouts, now by
+    /// layout::advisor::layout_name<L> (<layout/advise/layout_name.hpp>).
     static std::string name() { return "soa"; }
     static constexpr std::size_t column_alignment = 256;
 

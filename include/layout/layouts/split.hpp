@@ -222,6 +222,8 @@ struct split : split_facts::blocks<First, Second, detail::split_lanes_v<First, S
                   "split<aos, soa, &P::x, &P::y>");
     using first_layout = First;
     using second_layout = Second;
+    /// Deprecated (0.1), removed in the next release: only the advisor named layouts, now by
+    /// layout::advisor::layout_name<L> (<layout/advise/layout_name.hpp>).
     static std::string name() { return "split<" + First::name() + "," + Second::name() + ">"; }
     /// Where the second part starts: a block's alignment (layout::block_alignment), which the
     /// second layout may count on as it does at the start of a block of its own.

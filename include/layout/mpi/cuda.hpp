@@ -8,7 +8,7 @@
 ///
 /// Messages are packed and unpacked on the GPU, one kernel per peer and direction, with the
 /// library's gather kernel (all fields travelling, owners to messages) or per-leaf copies
-/// (layout::detail::copy_leaves over the travelling leaves). Device buffers go to MPI directly
+/// (layout::extension::copy_leaves over the travelling leaves). Device buffers go to MPI directly
 /// when the library says it is CUDA-aware (Open MPI's MPIX_Query_cuda_support()), else they are
 /// staged through pinned host buffers. The kernels and copies run on the plan's stream (the
 /// legacy default stream unless set_stream says otherwise): start waits for the packing before it
@@ -27,6 +27,7 @@
 #include "../cuda/detail/launch.hpp"
 #include "../cuda/error.hpp"
 #include "../cuda/vector.hpp"
+#include "../extension.hpp"
 #include "detail/exchange.hpp"
 #include "detail/pattern.hpp"
 #include "halo.hpp"
@@ -132,46 +133,46 @@ struct device_segment {
 // ---- kernels ------------------------------------------------------------------------------------
 
 /// message[i] = src[base + i] (travelling leaves): ghosts to a scatter_add message.
-template <class T, class S, class L, std::size_t... K>
-__global__ void pack_contiguous_kernel(layout::view<const T, L> src,
-                                       layout::detail::storage<T, policy::soa> wire,
+template <class T, class S, class L, class M, std::size_t... K>
+__global__ void pack_contiguous_kernel(layout::view<const T, L, M> src,
+                                       layout::extension::storage<T, policy::soa> wire,
                                        std::size_t first, std::size_t n) {
     const std::size_t i = std::size_t{blockIdx.x} * blockDim.x + threadIdx.x;
     if (i >= n) return;
     using W = wire_format<T, S>;
-    layout::detail::copy_leaves(wire.at(i), src.storage().at(first + i),
-                                std::index_sequence<W::leaves[K]...>{});
+    layout::extension::copy_leaves(wire.at(i), src.storage().at(first + i),
+                                   std::index_sequence<W::leaves[K]...>{});
 }
 
 /// message[i] = src[order[i]] for a subset of leaves (all leaves go through cuda::gather).
-template <class T, class S, class L, std::size_t... K>
-__global__ void pack_indexed_kernel(layout::view<const T, L> src,
-                                    layout::detail::storage<T, policy::soa> wire,
+template <class T, class S, class L, class M, std::size_t... K>
+__global__ void pack_indexed_kernel(layout::view<const T, L, M> src,
+                                    layout::extension::storage<T, policy::soa> wire,
                                     const std::size_t* LAYOUT_RESTRICT order, std::size_t n) {
     const std::size_t i = std::size_t{blockIdx.x} * blockDim.x + threadIdx.x;
     if (i >= n) return;
     using W = wire_format<T, S>;
-    layout::detail::copy_leaves(wire.at(i), src.storage().at(order[i]),
-                                std::index_sequence<W::leaves[K]...>{});
+    layout::extension::copy_leaves(wire.at(i), src.storage().at(order[i]),
+                                   std::index_sequence<W::leaves[K]...>{});
 }
 
 /// dst[first + i] = message[i] (travelling leaves): migration and halo gather.
-template <class T, class S, class L, std::size_t... K>
-__global__ void unpack_kernel(layout::view<T, L> dst,
-                              layout::detail::storage<const T, policy::soa> wire, std::size_t first,
-                              std::size_t n) {
+template <class T, class S, class L, class M, std::size_t... K>
+__global__ void unpack_kernel(layout::view<T, L, M> dst,
+                              layout::extension::storage<const T, policy::soa> wire,
+                              std::size_t first, std::size_t n) {
     const std::size_t i = std::size_t{blockIdx.x} * blockDim.x + threadIdx.x;
     if (i >= n) return;
     using W = wire_format<T, S>;
-    layout::detail::copy_leaves(dst.storage().at(first + i), wire.at(i),
-                                std::index_sequence<W::leaves[K]...>{});
+    layout::extension::copy_leaves(dst.storage().at(first + i), wire.at(i),
+                                   std::index_sequence<W::leaves[K]...>{});
 }
 
 /// One thread per owner u: dst[owner] += each contribution to it, in ghost order. items holds
 /// positions in the plan's order, grouped by owner; each position's segment is found by binary
 /// search over the segments' offsets.
-template <class T, class S, class L, std::size_t... K>
-__global__ void add_kernel(layout::view<T, L> dst, const std::size_t* LAYOUT_RESTRICT offsets,
+template <class T, class S, class L, class M, std::size_t... K>
+__global__ void add_kernel(layout::view<T, L, M> dst, const std::size_t* LAYOUT_RESTRICT offsets,
                            const std::size_t* LAYOUT_RESTRICT items,
                            const std::size_t* LAYOUT_RESTRICT order,
                            const device_segment* LAYOUT_RESTRICT segments,
@@ -212,9 +213,9 @@ template <>
 struct transport<layout::cuda::device_memory> {
     /// Packs on the GPU (and into the pinned buffers, when staged); returns the buffers for
     /// pattern::post. Before the agreement: a device error here stops every rank.
-    template <class S, class T, class L>
+    template <class S, class T, class L, class M>
     static std::pair<const std::byte*, std::byte*> pack(pattern& p, direction d,
-                                                        const view<const T, L>& src,
+                                                        const view<const T, L, M>& src,
                                                         std::size_t base, bool /*keep_self*/) {
         using W = wire_format<T, S>;
         constexpr const char* function = "layout::mpi (device pack)";
@@ -235,21 +236,21 @@ struct transport<layout::cuda::device_memory> {
             const segment seg = out[k];
             if (seg.count == 0) continue;
             const auto wire = wire_storage<T, S>(send + p.out_byte_offset(k), seg.count);
-            const unsigned grid = layout::cuda::detail::grid_size(
-                seg.count, layout::cuda::detail::block_size, function);
+            const unsigned grid = layout::extension::cuda::grid_size(
+                seg.count, layout::extension::cuda::block_size, function);
             if (d == direction::forward && W::count == leaf_count_v<T>) {
-                layout::cuda::detail::launch_gather(view<T, policy::soa>(wire, seg.count), src,
-                                                    order + seg.offset, seg.count, st.stream,
-                                                    function);
+                layout::extension::cuda::launch_gather(
+                    view<T, policy::soa, layout::cuda::device_memory>(wire, seg.count), src,
+                    order + seg.offset, seg.count, st.stream, function);
             } else {
                 with_wire_leaves<T, S>([&]<std::size_t... K>(std::index_sequence<K...>) {
                     if (d == direction::forward)
-                        pack_indexed_kernel<T, S, L, K...>
-                            <<<grid, layout::cuda::detail::block_size, 0, st.stream>>>(
+                        pack_indexed_kernel<T, S, L, M, K...>
+                            <<<grid, layout::extension::cuda::block_size, 0, st.stream>>>(
                                 src, wire, order + seg.offset, seg.count);
                     else
-                        pack_contiguous_kernel<T, S, L, K...>
-                            <<<grid, layout::cuda::detail::block_size, 0, st.stream>>>(
+                        pack_contiguous_kernel<T, S, L, M, K...>
+                            <<<grid, layout::extension::cuda::block_size, 0, st.stream>>>(
                                 src, wire, base + seg.offset, seg.count);
                 });
                 layout::cuda::check_launch(function);
@@ -271,8 +272,8 @@ struct transport<layout::cuda::device_memory> {
         return {staged_send, staged_recv};
     }
 
-    template <class S, class T, class L>
-    static void receive(pattern& p, direction d, const view<T, L>& dst, std::size_t base) {
+    template <class S, class T, class L, class M>
+    static void receive(pattern& p, direction d, const view<T, L, M>& dst, std::size_t base) {
         using W = wire_format<T, S>;
         constexpr const char* function = "layout::mpi (device unpack)";
         device_state& st = device_state_of(p);
@@ -291,11 +292,11 @@ struct transport<layout::cuda::device_memory> {
                 const segment seg = in[k];
                 const auto wire = wire_storage<const T, S>(
                     p.in_message(d, k, st.send.data(), st.recv.data()), seg.count);
-                const unsigned grid = layout::cuda::detail::grid_size(
-                    seg.count, layout::cuda::detail::block_size, function);
+                const unsigned grid = layout::extension::cuda::grid_size(
+                    seg.count, layout::extension::cuda::block_size, function);
                 with_wire_leaves<T, S>([&]<std::size_t... K>(std::index_sequence<K...>) {
-                    unpack_kernel<T, S, L, K...>
-                        <<<grid, layout::cuda::detail::block_size, 0, st.stream>>>(
+                    unpack_kernel<T, S, L, M, K...>
+                        <<<grid, layout::extension::cuda::block_size, 0, st.stream>>>(
                             dst, wire, base + seg.offset, seg.count);
                 });
                 layout::cuda::check_launch(function);
@@ -310,17 +311,18 @@ struct transport<layout::cuda::device_memory> {
                 {p.in_message(d, k, st.send.data(), st.recv.data()), in[k].offset, in[k].count});
         if (segments.empty() || st.owner_count == 0) return;
         const auto* segs = upload(st.segments, segments, st.stream);
-        const unsigned grid = layout::cuda::detail::grid_size(
-            st.owner_count, layout::cuda::detail::block_size, function);
+        const unsigned grid = layout::extension::cuda::grid_size(
+            st.owner_count, layout::extension::cuda::block_size, function);
         with_wire_leaves<T, S>([&]<std::size_t... K>(std::index_sequence<K...>) {
             static_assert((std::is_arithmetic_v<leaf_t<T, W::leaves[K]>> && ...),
                           "layout: mpi::halo_plan::scatter_add adds the travelling leaves; "
                           "select only arithmetic ones (e.g. mpi::fields<&Particle::force>)");
-            add_kernel<T, S, L, K...><<<grid, layout::cuda::detail::block_size, 0, st.stream>>>(
-                dst, reinterpret_cast<const std::size_t*>(st.owner_offsets.data()),
-                reinterpret_cast<const std::size_t*>(st.owner_items.data()),
-                reinterpret_cast<const std::size_t*>(st.order.data()), segs, segments.size(),
-                st.owner_count);
+            add_kernel<T, S, L, M, K...>
+                <<<grid, layout::extension::cuda::block_size, 0, st.stream>>>(
+                    dst, reinterpret_cast<const std::size_t*>(st.owner_offsets.data()),
+                    reinterpret_cast<const std::size_t*>(st.owner_items.data()),
+                    reinterpret_cast<const std::size_t*>(st.order.data()), segs, segments.size(),
+                    st.owner_count);
         });
         layout::cuda::check_launch(function);
     }

@@ -15,6 +15,7 @@
 
 #include "../config.hpp"
 #include "../element_ref.hpp"
+#include "../extension.hpp"
 #include "../reflect.hpp"
 
 #include <array>
@@ -45,16 +46,16 @@ struct all_fields {};
 
 namespace detail {
 
-using layout::detail::field_t;
-using layout::detail::first_leaf;
-using layout::detail::is_leaf_v;
+using layout::extension::field_t;
+using layout::extension::first_leaf;
+using layout::extension::is_leaf_v;
 
 /// [first leaf, one past the last leaf) of the member a path of keys names inside T.
 template <class T, auto Key, auto... Rest>
 constexpr std::pair<std::size_t, std::size_t> path_leaves() {
     static_assert(!is_leaf_v<T>, "layout: mpi::path goes through a scalar member; end the path "
                                  "there");
-    constexpr std::size_t field = layout::detail::field_key_index<T, Key>();
+    constexpr std::size_t field = layout::extension::field_key_index<T, Key>();
     static_assert(field < field_count_v<T>, "layout: mpi::path: field index out of range");
     constexpr std::size_t first = first_leaf<T>[field];
     using F = field_t<T, field>;
@@ -113,13 +114,13 @@ struct wire_format {
         std::size_t k = 0;
         for (std::size_t alignment = 16; alignment >= 1; alignment /= 2)
             for (std::size_t l = 0; l < leaf_count_v<T>; ++l)
-                if (travels[l] && layout::detail::leaf_table<T>[l].alignment == alignment)
+                if (travels[l] && layout::extension::leaf_table<T>[l].alignment == alignment)
                     order[k++] = l;
         return order;
     }();
     static_assert(
         [] {
-            for (const auto& leaf : layout::detail::leaf_table<T>)
+            for (const auto& leaf : layout::extension::leaf_table<T>)
                 if (leaf.alignment > 16) return false;
             return true;
         }(),
@@ -128,7 +129,7 @@ struct wire_format {
     static constexpr auto prefix = [] {
         std::array<std::size_t, count + 1> p{};
         for (std::size_t k = 0; k < count; ++k)
-            p[k + 1] = p[k] + layout::detail::leaf_table<T>[leaves[k]].size;
+            p[k + 1] = p[k] + layout::extension::leaf_table<T>[leaves[k]].size;
         return p;
     }();
     static constexpr std::size_t bytes_per_element = prefix[count];
@@ -145,7 +146,7 @@ struct wire_format {
         };
         mix(leaf_count_v<T>);
         for (std::size_t l = 0; l < leaf_count_v<T>; ++l)
-            mix(layout::detail::leaf_table<T>[l].size * 2 + (travels[l] ? 1 : 0));
+            mix(layout::extension::leaf_table<T>[l].size * 2 + (travels[l] ? 1 : 0));
         return static_cast<std::int64_t>(h >> 2);
     }();
 };

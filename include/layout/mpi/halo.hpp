@@ -18,7 +18,7 @@
 /// it, the others throw layout::mpi::error naming it, and nothing has changed.
 #pragma once
 
-#include "../algorithms/detail/algorithm_arguments.hpp"
+#include "../extension.hpp"
 #include "../vector.hpp"
 #include "../view.hpp"
 #include "detail/exchange.hpp"
@@ -38,26 +38,26 @@ namespace layout::mpi {
 class halo_plan {
 public:
     /// Collective over comm. Export k sends owned element indices[k] to rank ranks[k].
-    template <layout::detail::index_range I, layout::detail::index_range R>
+    template <layout::extension::index_range I, layout::extension::index_range R>
     halo_plan(MPI_Comm comm, std::size_t owned_count, I&& indices, R&& ranks)
         : pattern_(comm, {}, false) {
         update(owned_count, indices, ranks);
     }
     /// Collective; counts travel only between this rank and its neighbours (symmetric lists).
-    template <layout::detail::index_range I, layout::detail::index_range R,
-              layout::detail::index_range N>
+    template <layout::extension::index_range I, layout::extension::index_range R,
+              layout::extension::index_range N>
     halo_plan(MPI_Comm comm, std::size_t owned_count, I&& indices, R&& ranks, N&& neighbours)
-        : pattern_(comm, layout::detail::index_span(neighbours), true) {
+        : pattern_(comm, layout::extension::index_span(neighbours), true) {
         static_assert(std::is_same_v<std::ranges::range_value_t<N>, int>,
                       "layout: mpi: neighbours are ranks: pass a range of int");
         update(owned_count, indices, ranks);
     }
 
     /// Collective: new exports (the same communicator and neighbours; buffers kept).
-    template <layout::detail::index_range I, layout::detail::index_range R>
+    template <layout::extension::index_range I, layout::extension::index_range R>
     void update(std::size_t owned_count, I&& indices, R&& ranks) {
-        const auto idx = layout::detail::index_span(indices);
-        const auto rk = layout::detail::index_span(ranks);
+        const auto idx = layout::extension::index_span(indices);
+        const auto rk = layout::extension::index_span(ranks);
         detail::local_outcome local;
         local.run([&] {
             if (idx.size() != rk.size())
@@ -84,9 +84,9 @@ public:
     /// sends them. The owned elements may change afterwards; the ghosts may not be read until
     /// finish_gather.
     template <class S = all_fields, class C>
-        requires layout::detail::viewable<C>
+        requires layout::extension::viewable<C>
     void start_gather(C&& c) {
-        constexpr bool container = layout::detail::is_vector_v<std::remove_cvref_t<C>>;
+        constexpr bool container = layout::extension::is_vector_v<std::remove_cvref_t<C>>;
         // A view cannot grow: it must already hold the ghosts' places. A container grows after
         // the agreement, into room reserved before it.
         detail::local_outcome local;
@@ -95,17 +95,18 @@ public:
             if constexpr (container)
                 if (local.problem.empty()) c.reserve(owned_ + ghost_count());
         });
-        const auto v = layout::detail::as_view(c);
+        const auto v = layout::extension::as_view(c);
         using V = decltype(v);
         detail::start_exchange<S, detail::memory_of_t<C>>(
             pattern_, detail::operation::halo_gather, detail::direction::forward,
-            layout::view<const typename V::value_type, typename V::layout_type>(v), 0,
-            std::move(local));
+            layout::view<const typename V::value_type, typename V::layout_type,
+                         typename V::memory_type>(v),
+            0, std::move(local));
         if constexpr (container) c.resize(owned_ + ghost_count());
     }
     /// Waits and writes the ghosts' fields, at [owned_count(), owned_count() + ghost_count()).
     template <class S = all_fields, class C>
-        requires layout::detail::viewable<C>
+        requires layout::extension::viewable<C>
     void finish_gather(C&& c) {
         finish<S>(c, detail::operation::halo_gather, detail::direction::forward);
     }
@@ -120,20 +121,21 @@ public:
     /// Collective. Packs the ghosts' fields and sends them to their owners; the ghosts may
     /// change afterwards. The container must hold owned + ghosts elements.
     template <class S = all_fields, class C>
-        requires layout::detail::viewable<C>
+        requires layout::extension::viewable<C>
     void start_scatter_add(C&& c) {
         detail::local_outcome local;
         local.run([&] { local.problem = check_size(c.size(), false, "scatter_add"); });
-        const auto v = layout::detail::as_view(c);
+        const auto v = layout::extension::as_view(c);
         using V = decltype(v);
         detail::start_exchange<S, detail::memory_of_t<C>>(
             pattern_, detail::operation::halo_scatter_add, detail::direction::reverse,
-            layout::view<const typename V::value_type, typename V::layout_type>(v), owned_,
-            std::move(local));
+            layout::view<const typename V::value_type, typename V::layout_type,
+                         typename V::memory_type>(v),
+            owned_, std::move(local));
     }
     /// Waits and adds each ghost's fields to its owned element, in ghost order.
     template <class S = all_fields, class C>
-        requires layout::detail::viewable<C>
+        requires layout::extension::viewable<C>
     void finish_scatter_add(C&& c) {
         finish<S>(c, detail::operation::halo_scatter_add, detail::direction::reverse);
     }
@@ -157,7 +159,7 @@ private:
 
     template <class S, class C>
     void finish(C& c, detail::operation op, detail::direction d) {
-        using T = typename layout::detail::view_of_t<C>::value_type;
+        using T = typename layout::extension::view_of_t<C>::value_type;
         if (auto problem = detail::check_finish<S, T>(pattern_, op); !problem.empty())
             throw error(problem, pattern_.rank());
         if (c.size() != owned_ + ghost_count()) {
@@ -168,7 +170,8 @@ private:
                         pattern_.rank());
         }
         detail::finish_exchange<S, detail::memory_of_t<C>>(
-            pattern_, d, layout::detail::as_view(c), d == detail::direction::forward ? owned_ : 0);
+            pattern_, d, layout::extension::as_view(c),
+            d == detail::direction::forward ? owned_ : 0);
     }
 
     detail::pattern pattern_;

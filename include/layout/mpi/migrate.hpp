@@ -29,7 +29,7 @@
 /// went (see finish).
 #pragma once
 
-#include "../algorithms/detail/algorithm_arguments.hpp"
+#include "../extension.hpp"
 #include "../vector.hpp"
 #include "../view.hpp"
 #include "detail/exchange.hpp"
@@ -49,13 +49,13 @@ namespace layout::mpi {
 class migration_plan {
 public:
     /// Collective over comm. destinations[i] is the rank element i goes to (-1 drops it).
-    template <layout::detail::index_range R>
+    template <layout::extension::index_range R>
     migration_plan(MPI_Comm comm, R&& destinations) : pattern_(comm, {}, false) {
         update(destinations);
     }
 
     /// Collective over comm; counts travel only between this rank and neighbours.
-    template <layout::detail::index_range R, layout::detail::index_range N>
+    template <layout::extension::index_range R, layout::extension::index_range N>
     migration_plan(MPI_Comm comm, R&& destinations, N&& neighbours)
         : pattern_(comm, as_ints(neighbours), true) {
         update(destinations);
@@ -63,9 +63,9 @@ public:
 
     /// Collective: a new set of destinations for the same communicator and neighbours, one per
     /// element of the container the next migration takes. Buffers are kept.
-    template <layout::detail::index_range R>
+    template <layout::extension::index_range R>
     void update(R&& destinations) {
-        const auto d = layout::detail::index_span(destinations);
+        const auto d = layout::extension::index_span(destinations);
         static_assert(std::is_signed_v<typename decltype(d)::value_type>,
                       "layout: mpi::migration_plan: destinations are signed ranks (-1 drops an "
                       "element); pass a range of int");
@@ -87,7 +87,7 @@ public:
 
     /// Collective. Packs src's travelling fields and sends them; src may change afterwards.
     template <class S = all_fields, class Src>
-        requires layout::detail::viewable<Src>
+        requires layout::extension::viewable<Src>
     void start(const Src& src) {
         start_with<S>(src, {});
     }
@@ -98,13 +98,13 @@ public:
     /// destination_size() before start, or use migrate(src, dst), which does, to rule that out),
     /// the messages have all arrived, so no rank waits for this one, and this rank throws.
     template <class S = all_fields, class Dst>
-        requires layout::detail::viewable<Dst>
+        requires layout::extension::viewable<Dst>
     void finish(Dst&& dst) {
-        using T = typename layout::detail::view_of_t<Dst>::value_type;
+        using T = typename layout::extension::view_of_t<Dst>::value_type;
         if (auto problem = detail::check_finish<S, T>(pattern_, detail::operation::migrate);
             !problem.empty())
             throw error(problem, pattern_.rank());
-        if constexpr (layout::detail::is_vector_v<std::remove_cvref_t<Dst>>) {
+        if constexpr (layout::extension::is_vector_v<std::remove_cvref_t<Dst>>) {
             if (dst.capacity() < pattern_.recv_total()) {
                 pattern_.wait(); // the messages first: growing may throw
                 pattern_.pending_ = 0;
@@ -121,7 +121,7 @@ public:
                         pattern_.rank());
         }
         detail::finish_exchange<S, detail::memory_of_t<Dst>>(pattern_, detail::direction::forward,
-                                                             layout::detail::as_view(dst), 0);
+                                                             layout::extension::as_view(dst), 0);
     }
 
     /// start then finish; src and dst may be the same container. A dst container grows before
@@ -129,7 +129,7 @@ public:
     template <class S = all_fields, class Src, class Dst>
     void migrate(const Src& src, Dst&& dst) {
         detail::local_outcome local;
-        if constexpr (layout::detail::is_vector_v<std::remove_cvref_t<Dst>>)
+        if constexpr (layout::extension::is_vector_v<std::remove_cvref_t<Dst>>)
             local.run([&] { dst.reserve(pattern_.recv_total()); });
         start_with<S>(src, std::move(local));
         finish<S>(dst);
@@ -138,7 +138,7 @@ public:
     /// the elements that stay move inside the container rather than through the send buffer.
     template <class S = all_fields, class C>
     void migrate(C& c) {
-        if constexpr (layout::detail::is_vector_v<C> && C::memory_type::host_accessible) {
+        if constexpr (layout::extension::is_vector_v<C> && C::memory_type::host_accessible) {
             using T = typename C::value_type;
             using L = typename C::layout_type;
             const std::size_t total = pattern_.recv_total();
@@ -149,7 +149,8 @@ public:
             });
             detail::start_exchange<S, typename C::memory_type>(
                 pattern_, detail::operation::migrate, detail::direction::forward,
-                layout::view<const T, L>(c.view()), 0, std::move(local), true);
+                layout::view<const T, L, typename C::memory_type>(c.view()), 0, std::move(local),
+                true);
             pattern_.pending_ = 0;
             if (total > c.size()) c.resize(total);
             detail::transport<typename C::memory_type>::template receive<S>(
@@ -174,17 +175,19 @@ private:
 
     template <class S, class Src>
     void start_with(const Src& src, detail::local_outcome local) {
-        const auto v = layout::detail::as_view(src);
+        const auto v = layout::extension::as_view(src);
         using T = typename decltype(v)::value_type;
         local.run([&] { local.problem = size_problem(v.size()); });
         detail::start_exchange<S, detail::memory_of_t<Src>>(
             pattern_, detail::operation::migrate, detail::direction::forward,
-            layout::view<const T, typename decltype(v)::layout_type>(v), 0, std::move(local));
+            layout::view<const T, typename decltype(v)::layout_type,
+                         typename decltype(v)::memory_type>(v),
+            0, std::move(local));
     }
 
     template <class N>
     static std::span<const int> as_ints(N&& neighbours) {
-        const auto n = layout::detail::index_span(neighbours);
+        const auto n = layout::extension::index_span(neighbours);
         static_assert(std::is_same_v<typename decltype(n)::value_type, int>,
                       "layout: mpi: neighbours are ranks: pass a range of int");
         return n;

@@ -1,7 +1,10 @@
 /// \file mpi/mpi.hpp
-/// Scale-out over MPI: migration and halo plans for containers of any layout. Needs an MPI
-/// library (the CMake target layout::mpi, which find_package(MPI) provides); the core library
-/// stays MPI-free. Compiled by nvcc, this also brings the device containers' transport
+/// Scale-out over MPI: migration and halo plans for containers of any layout. An opt-in
+/// component: <layout/layout.hpp> does not include it. Needs an MPI library: link the CMake
+/// target layout::mpi (find_package(layout COMPONENTS mpi)), which adds MPI and defines
+/// LAYOUT_WITH_MPI, or compile with MPI's wrapper (mpicxx), which puts <mpi.h> on the include
+/// path; where neither is so, this header stops with a `layout:` #error. The core library stays
+/// MPI-free. Compiled by nvcc, this also brings the device containers' transport
 /// (<layout/mpi/cuda.hpp>).
 ///
 ///     layout::mpi::migration_plan plan(MPI_COMM_WORLD, destinations);  // one rank per element
@@ -11,11 +14,19 @@
 ///     halo.scatter_add<layout::mpi::fields<&P::force>>(particles);     // back to the owners
 #pragma once
 
-#include "error.hpp"
-#include "fields.hpp"
-#include "halo.hpp"
-#include "migrate.hpp"
+// LAYOUT_WITH_MPI: the build linked layout::mpi. <mpi.h> reachable without it: mpicxx, or MPI's
+// include path given by hand. Either will do; the #error is for a program that has neither.
+#if !defined(LAYOUT_WITH_MPI) && !__has_include(<mpi.h>)
+#  error "layout: <layout/mpi/mpi.hpp> needs MPI (no <mpi.h>): link layout::mpi, or use mpicxx"
+#else // (the plans only where MPI is there: the #error is then the only message)
 
-#if defined(__CUDACC__)
-#  include "cuda.hpp"
+#  include "error.hpp"
+#  include "fields.hpp"
+#  include "halo.hpp"
+#  include "migrate.hpp"
+
+#  if defined(__CUDACC__)
+#    include "cuda.hpp"
+#  endif
+
 #endif

@@ -22,8 +22,8 @@ namespace layout::detail {
 
 template <class X>
 inline constexpr bool is_view_v = false;
-template <class T, class L>
-inline constexpr bool is_view_v<view<T, L>> = true;
+template <class T, class L, class M>
+inline constexpr bool is_view_v<view<T, L, M>> = true;
 
 template <class X>
 inline constexpr bool is_vector_v = false;
@@ -46,22 +46,15 @@ auto as_view(X& x) noexcept {
 template <class X>
 using view_of_t = decltype(as_view(std::declval<std::remove_reference_t<X>&>()));
 
-/// True for containers whose memory the host cannot touch (views do not know their memory).
+/// True for views and containers whose memory the host cannot touch.
 template <class X>
 constexpr bool in_device_only_memory() {
-    using U = std::remove_cvref_t<X>;
-    if constexpr (is_vector_v<U>)
-        return !U::memory_type::host_accessible;
-    else
-        return false;
+    return !std::remove_cvref_t<X>::memory_type::host_accessible;
 }
+/// True for views and containers whose memory kernels cannot touch.
 template <class X>
 constexpr bool in_host_only_memory() {
-    using U = std::remove_cvref_t<X>;
-    if constexpr (is_vector_v<U>)
-        return !U::memory_type::device_accessible;
-    else
-        return false;
+    return !std::remove_cvref_t<X>::memory_type::device_accessible;
 }
 
 /// A contiguous range of integers: indices for gather, scatter and permute.

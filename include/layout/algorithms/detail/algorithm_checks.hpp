@@ -192,7 +192,8 @@ auto check_indexed_move(const char* function, Src& src, Dst& dst, std::size_t co
     const auto d = as_view(dst);
     check_element_types<decltype(s), decltype(d)>();
     using T = typename decltype(d)::value_type;
-    using const_source = view<const T, typename decltype(s)::layout_type>;
+    using const_source =
+        view<const T, typename decltype(s)::layout_type, typename decltype(s)::memory_type>;
     if (sized != per_index::destination && count != s.size())
         throw_size_mismatch(function, count, "indices", s.size(), "the source");
     if (sized != per_index::source && count != d.size())

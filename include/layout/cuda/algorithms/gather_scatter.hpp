@@ -44,8 +44,8 @@ namespace detail {
 // ---- kernels ------------------------------------------------------------------------------------
 
 /// dst[i] = src[indices[i]], every leaf; one thread per destination element.
-template <class T, class DL, class SL, class I>
-__global__ void gather_kernel(layout::view<T, DL> dst, layout::view<const T, SL> src,
+template <class T, class DL, class SL, class DM, class SM, class I>
+__global__ void gather_kernel(layout::view<T, DL, DM> dst, layout::view<const T, SL, SM> src,
                               const I* LAYOUT_RESTRICT indices, std::size_t n) {
     const std::size_t i = std::size_t{blockIdx.x} * blockDim.x + threadIdx.x;
     if (i >= n) return;
@@ -55,8 +55,8 @@ __global__ void gather_kernel(layout::view<T, DL> dst, layout::view<const T, SL>
 }
 
 /// dst[indices[i]] = src[i], every leaf; one thread per source element.
-template <class T, class DL, class SL, class I>
-__global__ void scatter_kernel(layout::view<T, DL> dst, layout::view<const T, SL> src,
+template <class T, class DL, class SL, class DM, class SM, class I>
+__global__ void scatter_kernel(layout::view<T, DL, DM> dst, layout::view<const T, SL, SM> src,
                                const I* LAYOUT_RESTRICT indices, std::size_t n) {
     const std::size_t i = std::size_t{blockIdx.x} * blockDim.x + threadIdx.x;
     if (i >= n) return;
@@ -93,8 +93,8 @@ constexpr std::size_t widest_leaf() {
 
 /// Launches move_chunks_kernel if both sides are AoS and T splits into aligned 16- or 8-byte
 /// chunks of Words at least as wide as its widest leaf; returns false (nothing launched) if not.
-template <bool Gather, class T, class DL, class SL, class I>
-bool launch_chunks(const layout::view<T, DL>& dst, const layout::view<const T, SL>& src,
+template <bool Gather, class T, class DL, class SL, class DM, class SM, class I>
+bool launch_chunks(const layout::view<T, DL, DM>& dst, const layout::view<const T, SL, SM>& src,
                    const I* indices, std::size_t n, unsigned grid, cudaStream_t stream) {
     if constexpr (layout::detail::packed_elements_v<T, DL> &&
                   layout::detail::packed_elements_v<T, SL> && widest_leaf<T>() <= 8) {
@@ -123,8 +123,8 @@ bool launch_chunks(const layout::view<T, DL>& dst, const layout::view<const T, S
 
 // ---- the launches -------------------------------------------------------------------------------
 
-template <class T, class DL, class SL, class I>
-void launch_gather(const layout::view<T, DL>& dst, const layout::view<const T, SL>& src,
+template <class T, class DL, class SL, class DM, class SM, class I>
+void launch_gather(const layout::view<T, DL, DM>& dst, const layout::view<const T, SL, SM>& src,
                    const I* indices, std::size_t n, cudaStream_t stream, const char* function) {
     if (n == 0) return;
     const unsigned grid = grid_size(n, block_size, function);
@@ -133,8 +133,8 @@ void launch_gather(const layout::view<T, DL>& dst, const layout::view<const T, S
     check_launch(function);
 }
 
-template <class T, class DL, class SL, class I>
-void launch_scatter(const layout::view<T, DL>& dst, const layout::view<const T, SL>& src,
+template <class T, class DL, class SL, class DM, class SM, class I>
+void launch_scatter(const layout::view<T, DL, DM>& dst, const layout::view<const T, SL, SM>& src,
                     const I* indices, std::size_t n, cudaStream_t stream, const char* function) {
     if (n == 0) return;
     const unsigned grid = grid_size(n, block_size, function);
@@ -151,22 +151,34 @@ void launch_scatter(const layout::view<T, DL>& dst, const layout::view<const T, 
 /// stream. Throws std::length_error if dst.size() != count.
 template <layout::detail::viewable Src, class I, layout::detail::viewable Dst>
     requires std::is_integral_v<I>
-void gather(Src&& src, const I* indices, std::size_t count, Dst&& dst, cudaStream_t stream = 0) {
+void gather(Src&& src, const I* indices, std::size_t count, Dst&& dst, stream_ref stream) {
     constexpr const char* function = "layout::cuda::gather";
-    const auto [s, d] = detail::check_device_move(function, src, dst, count,
-                                                  layout::detail::per_index::destination);
-    detail::validate_indices(function, "index", indices, count, s.size(), "the source's size is",
-                             stream);
-    detail::launch_gather(d, s, indices, count, stream, function);
+    const cudaStream_t s = native(stream);
+    const auto [sv, dv] = detail::check_device_move(function, src, dst, count,
+                                                    layout::detail::per_index::destination);
+    detail::validate_indices(function, "index", indices, count, sv.size(), "the source's size is",
+                             s);
+    detail::launch_gather(dv, sv, indices, count, s, function);
+}
+/// On dst's stream where dst is a container, else src's, else the default stream.
+template <layout::detail::viewable Src, class I, layout::detail::viewable Dst>
+    requires std::is_integral_v<I>
+void gather(Src&& src, const I* indices, std::size_t count, Dst&& dst) {
+    cuda::gather(src, indices, count, dst, detail::stream_for(dst, src));
 }
 
 /// dst[i] = src[indices[i]]; indices: a layout::cuda::aos_vector<I>, a view<I, aos> or a
 /// std::span over device memory.
 template <layout::detail::viewable Src, detail::device_index_range Indices,
           layout::detail::viewable Dst>
-void gather(Src&& src, Indices&& indices, Dst&& dst, cudaStream_t stream = 0) {
+void gather(Src&& src, Indices&& indices, Dst&& dst, stream_ref stream) {
     const auto idx = detail::device_span(indices);
     cuda::gather(src, idx.data(), idx.size(), dst, stream);
+}
+template <layout::detail::viewable Src, detail::device_index_range Indices,
+          layout::detail::viewable Dst>
+void gather(Src&& src, Indices&& indices, Dst&& dst) {
+    cuda::gather(src, indices, dst, detail::stream_for(dst, src));
 }
 
 /// dst[indices[i]] = src[i] for i in [0, count). Throws std::length_error if src.size() !=
@@ -174,20 +186,31 @@ void gather(Src&& src, Indices&& indices, Dst&& dst, cudaStream_t stream = 0) {
 /// values).
 template <layout::detail::viewable Src, class I, layout::detail::viewable Dst>
     requires std::is_integral_v<I>
-void scatter(Src&& src, const I* indices, std::size_t count, Dst&& dst, cudaStream_t stream = 0) {
+void scatter(Src&& src, const I* indices, std::size_t count, Dst&& dst, stream_ref stream) {
     constexpr const char* function = "layout::cuda::scatter";
-    const auto [s, d] =
+    const cudaStream_t s = native(stream);
+    const auto [sv, dv] =
         detail::check_device_move(function, src, dst, count, layout::detail::per_index::source);
-    detail::validate_indices(function, "index", indices, count, d.size(),
-                             "the destination's size is", stream);
-    detail::launch_scatter(d, s, indices, count, stream, function);
+    detail::validate_indices(function, "index", indices, count, dv.size(),
+                             "the destination's size is", s);
+    detail::launch_scatter(dv, sv, indices, count, s, function);
+}
+template <layout::detail::viewable Src, class I, layout::detail::viewable Dst>
+    requires std::is_integral_v<I>
+void scatter(Src&& src, const I* indices, std::size_t count, Dst&& dst) {
+    cuda::scatter(src, indices, count, dst, detail::stream_for(dst, src));
 }
 
 template <layout::detail::viewable Src, detail::device_index_range Indices,
           layout::detail::viewable Dst>
-void scatter(Src&& src, Indices&& indices, Dst&& dst, cudaStream_t stream = 0) {
+void scatter(Src&& src, Indices&& indices, Dst&& dst, stream_ref stream) {
     const auto idx = detail::device_span(indices);
     cuda::scatter(src, idx.data(), idx.size(), dst, stream);
+}
+template <layout::detail::viewable Src, detail::device_index_range Indices,
+          layout::detail::viewable Dst>
+void scatter(Src&& src, Indices&& indices, Dst&& dst) {
+    cuda::scatter(src, indices, dst, detail::stream_for(dst, src));
 }
 
 } // namespace layout::cuda

@@ -18,6 +18,7 @@
 #include "../../config.hpp"
 #include "../../policies.hpp"
 #include "../error.hpp"
+#include "../memory.hpp"
 #include "launch.hpp"
 
 #include <cuda_runtime.h>
@@ -28,6 +29,33 @@
 #include <type_traits>
 
 namespace layout::cuda::detail {
+
+// ---- the stream an algorithm runs on -----------------------------------------------------------
+
+/// The stream of the first argument that is a container (its own, x.stream()); the default
+/// stream where every argument is a view. What each device algorithm runs on when not told.
+template <class X, class... Rest>
+stream_ref stream_for(const X& x, const Rest&... rest) noexcept {
+    if constexpr (layout::detail::is_vector_v<std::remove_cv_t<X>>)
+        return x.stream();
+    else if constexpr (sizeof...(Rest) > 0)
+        return stream_for(rest...);
+    else
+        return {};
+}
+
+/// The resource temporaries come from: the first container's (as a std::pmr algorithm would
+/// use its container's allocator), else the device's default pool.
+template <class X, class... Rest>
+resource_ref resource_for(const X& x, const Rest&... rest) noexcept {
+    if constexpr (layout::detail::is_vector_v<std::remove_cv_t<X>> &&
+                  !std::remove_cv_t<X>::memory_type::host_accessible)
+        return x.resource();
+    else if constexpr (sizeof...(Rest) > 0)
+        return resource_for(rest...);
+    else
+        return device_memory::default_resource();
+}
 
 // ---- memory the GPU can reach -------------------------------------------------------------------
 
@@ -64,9 +92,14 @@ inline void check_device_accessible(const void* p, const char* function, const c
 #endif
 }
 
+/// A container in memory the GPU cannot reach is refused at compile time. A view is taken at
+/// its word: given to a layout::cuda:: algorithm, even a view of host memory (the default of a
+/// view that does not say, as views spelled before they knew their memory) is used on the GPU,
+/// and LAYOUT_CHECK_BOUNDS checks at run time that the GPU reaches it.
 template <class X>
 constexpr void check_device_container() {
-    static_assert(!layout::detail::in_host_only_memory<X>(),
+    static_assert(!layout::detail::is_vector_v<std::remove_cvref_t<X>> ||
+                      !layout::detail::in_host_only_memory<X>(),
                   "layout::cuda: a container is in host memory that the GPU cannot reach; copy "
                   "it to a layout::cuda container (or use the host version in "
                   "<layout/algorithms.hpp>)");

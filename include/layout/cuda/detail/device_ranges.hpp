@@ -33,11 +33,11 @@ struct device_range_traits<std::span<E, Extent>> {
     using element = E;
     static std::span<E> span(const std::span<E, Extent>& s) noexcept { return s; }
 };
-template <class E>
-struct device_range_traits<layout::view<E, policy::aos>> {
+template <class E, class M>
+struct device_range_traits<layout::view<E, policy::aos, M>> {
     static constexpr bool ok = std::is_scalar_v<std::remove_const_t<E>>;
     using element = E;
-    static std::span<E> span(const layout::view<E, policy::aos>& v) noexcept {
+    static std::span<E> span(const layout::view<E, policy::aos, M>& v) noexcept {
         return {v.storage().data, v.size()};
     }
 };

@@ -45,27 +45,26 @@ inline unsigned strided_grid_size(std::size_t blocks) {
 /// containers use (current_device_resource, which keeps freed memory for the next allocation:
 /// CUDA's default pool gives it back to the system at every synchronization, and remapping a
 /// large temporary each call cost remove_if 20% of its time).
+/// The resource is the container's where there is one (the algorithms pass it).
 template <class E>
 class stream_buffer {
 public:
-    stream_buffer(std::size_t n, cudaStream_t stream) : stream_(stream), bytes_(n * sizeof(E)) {
+    stream_buffer(std::size_t n, cudaStream_t stream,
+                  resource_ref resource = current_device_resource::instance())
+        : stream_(stream), bytes_(n * sizeof(E)), resource_(resource) {
         if (n == 0) return;
-        data_ = static_cast<E*>(
-            current_device_resource::instance().allocate_async(bytes_, alignof(E), stream_));
+        data_ = static_cast<E*>(resource_.allocate(bytes_, alignof(E), stream_));
     }
     stream_buffer(const stream_buffer&) = delete;
     stream_buffer& operator=(const stream_buffer&) = delete;
-    ~stream_buffer() {
-        if (data_)
-            current_device_resource::instance().deallocate_async(data_, bytes_, alignof(E),
-                                                                 stream_);
-    }
+    ~stream_buffer() { resource_.deallocate(data_, bytes_, alignof(E), stream_); }
     E* get() const noexcept { return data_; }
 
 private:
     E* data_ = nullptr;
     cudaStream_t stream_;
     std::size_t bytes_;
+    resource_ref resource_;
 };
 
 } // namespace layout::cuda::detail

@@ -144,9 +144,9 @@ template <class T, std::size_t K>
 inline constexpr int padding_offset_v = padding_table<T>[K];
 
 /// AoS -> SoA/AoSoA. Grid-stride over chunks; sizes past 2^31 elements index with size_t.
-template <class T, class Dst, int Unit>
-__global__ void convert_from_aos_kernel(layout::view<T, Dst> dst,
-                                        const std::byte* LAYOUT_RESTRICT src, std::size_t chunks) {
+template <class T, class DstView, int Unit>
+__global__ void convert_from_aos_kernel(DstView dst, const std::byte* LAYOUT_RESTRICT src,
+                                        std::size_t chunks) {
     using shape = tile_shape<T>;
     __shared__ alignas(16) std::byte tile[shape::bytes];
     const std::size_t n = dst.size();
@@ -178,9 +178,9 @@ __global__ void convert_from_aos_kernel(layout::view<T, Dst> dst,
 }
 
 /// SoA/AoSoA -> AoS: the same tile, filled leaf by leaf, then written out as raw bytes.
-template <class T, class Src, int Unit>
-__global__ void convert_to_aos_kernel(std::byte* LAYOUT_RESTRICT dst,
-                                      layout::view<const T, Src> src, std::size_t chunks) {
+template <class T, class SrcView, int Unit>
+__global__ void convert_to_aos_kernel(std::byte* LAYOUT_RESTRICT dst, SrcView src,
+                                      std::size_t chunks) {
     using shape = tile_shape<T>;
     __shared__ alignas(16) std::byte tile[shape::bytes];
     const std::size_t n = src.size();

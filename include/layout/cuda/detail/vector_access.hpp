@@ -64,7 +64,7 @@ struct alignment_claim {
             return a > alignof(T) ? a : 0;
         } else if constexpr (!Consecutive) {
             return 0;
-        } else if constexpr (layout::detail::contiguous_columns_v<view<T, Layout>>) {
+        } else if constexpr (layout::detail::contiguous_columns_v<layout::view<T, Layout>>) {
             return PerThread * sizeof(Pointee);
         } else if constexpr (requires { map::block_bytes; }) {
             return vector_alignment(map::block_bytes);

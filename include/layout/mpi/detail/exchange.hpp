@@ -9,12 +9,13 @@
 ///                                      in message k, element i   +=> dst[order[in_k.offset + i]]
 ///
 /// A message is a SoA block of its n elements' travelling leaves (see fields.hpp), so packing is
-/// the library's per-leaf gather (layout::detail::copy_leaf_column, copy_leaves) from the
+/// the library's per-leaf gather (layout::extension::copy_leaf_column, copy_leaves) from the
 /// container into a SoA storage whose columns point into the message.
 #pragma once
 
 #include "../../algorithms/detail/algorithm_arguments.hpp"
 #include "../../algorithms/gather_scatter.hpp"
+#include "../../extension.hpp"
 #include "../../memory.hpp"
 #include "../../policies.hpp"
 #include "../../view.hpp"
@@ -31,15 +32,15 @@
 namespace layout::mpi {
 namespace detail {
 
-using layout::detail::copy_const_t;
+using layout::extension::copy_const_t;
 
 /// The columns of a message of n elements as a SoA storage of E (T or const T): travelling
 /// leaves point into the message, the others are null and never touched.
 template <class E, class S>
-layout::detail::storage<E, policy::soa> wire_storage(copy_const_t<E, std::byte>* base,
-                                                     std::size_t n) {
+layout::extension::storage<E, policy::soa> wire_storage(copy_const_t<E, std::byte>* base,
+                                                        std::size_t n) {
     using W = wire_format<std::remove_const_t<E>, S>;
-    layout::detail::storage<E, policy::soa> w{};
+    layout::extension::storage<E, policy::soa> w{};
     for (std::size_t k = 0; k < W::count; ++k) w.columns[W::leaves[k]] = base + n * W::prefix[k];
     return w;
 }
@@ -51,11 +52,11 @@ void move_travelling(const DS& d, const SS& s, std::size_t n, To to, From from) 
     using W = wire_format<T, S>;
     [&]<std::size_t... K>(std::index_sequence<K...>) {
         if constexpr (PerLeaf) {
-            (layout::detail::copy_leaf_column<W::leaves[K]>(d, s, n, to, from), ...);
+            (layout::extension::copy_leaf_column<W::leaves[K]>(d, s, n, to, from), ...);
         } else {
             for (std::size_t i = 0; i < n; ++i)
-                layout::detail::copy_leaves(d.at(to(i)), s.at(from(i)),
-                                            std::index_sequence<W::leaves[K]...>{});
+                layout::extension::copy_leaves(d.at(to(i)), s.at(from(i)),
+                                               std::index_sequence<W::leaves[K]...>{});
         }
     }(std::make_index_sequence<W::count>{});
 }
@@ -78,7 +79,7 @@ void unpack_contiguous(const DS& d, const WS& w, std::size_t first, std::size_t 
                 for (std::size_t i = 0; i < n;) {
                     const std::size_t at = first + i;
                     std::size_t run = n - i;
-                    if constexpr (lanes != layout::detail::whole_column) {
+                    if constexpr (lanes != layout::extension::whole_column) {
                         run = std::min(run, lanes - at % lanes);
                         if (run == lanes) { // a whole block's lanes: a fixed-size copy, inlined
                             std::memcpy(&d.at(at).template leaf<Leaf>(), from + i,
@@ -125,9 +126,10 @@ struct transport {
     /// buffers for pattern::post. Local (before the agreement): src does not change.
     /// keep_self: an in-place migration whose elements that stay are moved inside the container
     /// by receive (see move_stayers), so they are not packed.
-    template <class S, class T, class L>
-    static std::pair<const std::byte*, std::byte*>
-    pack(pattern& p, direction d, const view<const T, L>& src, std::size_t base, bool keep_self) {
+    template <class S, class T, class L, class M>
+    static std::pair<const std::byte*, std::byte*> pack(pattern& p, direction d,
+                                                        const view<const T, L, M>& src,
+                                                        std::size_t base, bool keep_self) {
         using W = wire_format<T, S>;
         const auto [send_bytes, recv_bytes] = p.layout_messages(d, W::bytes_per_element);
         std::byte* send = p.host_send_.reserve(send_bytes);
@@ -141,18 +143,18 @@ struct transport {
             const auto w = wire_storage<T, S>(send + p.out_byte_offset(k), seg.count);
             auto to = [](std::size_t i) { return i; };
             if (d == direction::forward)
-                move_travelling<T, S, layout::detail::contiguous_columns_v<view<const T, L>>>(
+                move_travelling<T, S, layout::extension::contiguous_columns_v<view<const T, L, M>>>(
                     w, s, seg.count, to, [=](std::size_t i) { return order[seg.offset + i]; });
             else
-                move_travelling<T, S, layout::detail::contiguous_columns_v<view<const T, L>>>(
+                move_travelling<T, S, layout::extension::contiguous_columns_v<view<const T, L, M>>>(
                     w, s, seg.count, to, [=](std::size_t i) { return base + seg.offset + i; });
         }
         return {send, recv};
     }
 
     /// Waits for the messages and unpacks them into dst.
-    template <class S, class T, class L>
-    static void receive(pattern& p, direction d, const view<T, L>& dst, std::size_t base,
+    template <class S, class T, class L, class M>
+    static void receive(pattern& p, direction d, const view<T, L, M>& dst, std::size_t base,
                         bool keep_self = false) {
         p.wait();
         const auto& in = p.in_segments(d);
@@ -198,28 +200,20 @@ void move_stayers(const pattern& p, const St& t) {
     while (up < n && to + up >= old_place[up]) ++up;
     for (std::size_t j = up; j-- > 0;)
         if (to + j != old_place[j])
-            layout::detail::copy_leaves(t.at(to + j), t.at(old_place[j]), leaves{});
+            layout::extension::copy_leaves(t.at(to + j), t.at(old_place[j]), leaves{});
     for (std::size_t j = up; j < n; ++j)
-        layout::detail::copy_leaves(t.at(to + j), t.at(old_place[j]), leaves{});
+        layout::extension::copy_leaves(t.at(to + j), t.at(old_place[j]), leaves{});
 }
 
-/// The memory space of a container (host memory for a view, which does not know its own).
+/// The memory space of a container or view (views know theirs).
 template <class X>
-struct memory_of {
-    using type = host_memory;
-};
-template <class T, class L, class M>
-struct memory_of<layout::vector<T, L, M>> {
-    using type = M;
-};
-template <class X>
-using memory_of_t = typename memory_of<std::remove_cvref_t<X>>::type;
+using memory_of_t = typename std::remove_cvref_t<X>::memory_type;
 
 /// First half of an exchange: pack (local: the buffers grow, the messages are written), agree
 /// (every rank, before anything moves: any rank's refusal or exception stops them all), post.
 /// local: what the caller found or prepared before; keep_self as transport::pack.
-template <class S, class Memory, class T, class L>
-void start_exchange(pattern& p, operation op, direction d, const view<const T, L>& src,
+template <class S, class Memory, class T, class L, class M>
+void start_exchange(pattern& p, operation op, direction d, const view<const T, L, M>& src,
                     std::size_t base, local_outcome local, bool keep_self = false) {
     local.run([&] {
         if (p.pending_ != 0)
@@ -252,8 +246,8 @@ std::string check_finish(pattern& p, operation op) {
     return {};
 }
 
-template <class S, class Memory, class T, class L>
-void finish_exchange(pattern& p, direction d, const view<T, L>& dst, std::size_t base) {
+template <class S, class Memory, class T, class L, class M>
+void finish_exchange(pattern& p, direction d, const view<T, L, M>& dst, std::size_t base) {
     p.pending_ = 0;
     transport<Memory>::template receive<S>(p, d, dst, base);
 }
