@@ -7,6 +7,10 @@
 /// zeros(a, n), to_device(vector), for_each(view, f), half_forces(view, lj_half) (host only:
 /// iterations that write other atoms), bin(keys, cells, atoms) -> offsets, sum(a, n),
 /// max(a, n), sync(), and the constants half_list, interleaved_list and cells_per_reach.
+///
+/// Checkpoint and restart (host_backend.hpp, with HDF5) go through two hooks that any backend
+/// has: after_step (called at the end of every step: writes the atoms) and start_at (run()
+/// continues from a step whose atoms the caller has put into atoms()).
 #pragma once
 
 #include "kernels.hpp"
@@ -16,6 +20,8 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <functional>
+#include <stdexcept>
 #include <string>
 #include <utility>
 #include <vector>
@@ -95,26 +101,33 @@ public:
         backend_.zeros(neigh_, n_ * (capacity_ + 1));
     }
 
-    /// Runs opt.steps steps, printing thermo every opt.thermo steps and at the last one.
+    /// Runs opt.steps steps (after start_at(s): steps s + 1 to s + opt.steps), printing thermo
+    /// every opt.thermo steps (of the step number) and at the last one.
     std::vector<thermo> run() {
+        if (atoms_.size() != n_)
+            throw std::logic_error("simulation::run: " + std::to_string(atoms_.size()) +
+                                   " atoms, but the simulation was made for " + std::to_string(n_));
         std::vector<thermo> out;
         // Set-up (first lists, forces and thermo) is outside the loop time, as LAMMPS's "Loop
-        // time" leaves out its setup.
+        // time" leaves out its setup. A restart does the same set-up at its step: where that
+        // step rebuilt the lists in the run that wrote it (a multiple of opt.every), the lists,
+        // the order of the atoms and so the forces are those of that run, bit for bit.
         reneighbor();
         force(true);
         print_thermo_header();
-        out.push_back(measure(0));
+        out.push_back(measure(first_step_));
         print_thermo(out.back(), opt_.digits);
         std::fflush(stdout);
         t_ = timings{};
+        const long last = first_step_ + opt_.steps;
         const auto start = clock::now();
-        for (long step = 1; step <= opt_.steps; ++step) {
+        for (long step = first_step_ + 1; step <= last; ++step) {
             timed(t_.integrate, [&] {
                 backend_.for_each(atoms_.view(),
                                   initial_integrate<Real>{backend_.ptr(dtf_), Real(opt_.dt)});
             });
             if (step % opt_.every == 0) reneighbor();
-            const bool thermo_step = step % opt_.thermo == 0 || step == opt_.steps;
+            const bool thermo_step = step % opt_.thermo == 0 || step == last;
             force(thermo_step);
             timed(t_.integrate, [&] {
                 backend_.for_each(atoms_.view(), final_integrate<Real>{backend_.ptr(dtf_)});
@@ -124,6 +137,7 @@ public:
                 print_thermo(out.back(), opt_.digits);
                 std::fflush(stdout);
             }
+            if (after_step) timed(t_.other, [&] { after_step(step); });
         }
         backend_.sync();
         t_.total = seconds(clock::now() - start);
@@ -161,6 +175,21 @@ public:
 
     /// Wraps, sorts and rebuilds the lists now (what the time loop does every `every` steps).
     void rebuild_lists() { reneighbor(); }
+
+    /// Called at the end of every step of run(), after its thermo, with the step's number (a
+    /// checkpoint writer: the atoms are those of the end of the step); none by default. On the
+    /// GPU it runs after the step's kernels were queued: it syncs or copies on the stream.
+    std::function<void(long step)> after_step;
+
+    /// Makes run() continue from step `step` (a restart): the caller has put the atoms of that
+    /// step into atoms() (as many as the start had); run() wraps, sorts and rebuilds the lists,
+    /// computes the forces and prints that step's thermo, then runs steps step + 1 onwards.
+    void start_at(long step) {
+        if (step < 0) throw std::invalid_argument("simulation::start_at: a negative step");
+        first_step_ = step;
+    }
+    long first_step() const { return first_step_; }
+    std::size_t size() const { return n_; }
 
     const timings& times() const { return t_; }
     atoms_t& atoms() { return atoms_; }
@@ -267,6 +296,7 @@ private:
     array<int> stencil_entries_;
     Real cut_sq_ = 0, reach_sq_ = 0;
     std::size_t capacity_ = 0;
+    long first_step_ = 0;
     timings t_;
 };
 
