@@ -51,6 +51,17 @@ optional=(ninja-build:ninja clang:clang++ clang-format-16:clang-format-16
 # LAMMPS (lmp): the MD example's validation against it (tests/md, md.lammps.*), which skips
 # where lmp is missing; CI installs it.
 optional+=(lammps:lmp)
+# HDF5 (serial C library and headers): layout::hdf5 and its tests (tests/io), with h5dump and h5py
+# as the outside readers those tests check against (they skip where the tools are missing).
+optional+=(libhdf5-dev:/usr/include/hdf5/serial/hdf5.h hdf5-tools:h5dump
+           python3-h5py:/usr/lib/python3/dist-packages/h5py python3-numpy:/usr/lib/python3/dist-packages/numpy)
+# HIP (Debian's hipcc 5.2.3 and the HIP runtime headers): tests/hip (hip.compile.*) compiles a
+# HIP kernel over views for AMD GPUs, not registered where hipcc is missing; CI installs it.
+optional+=(hipcc:hipcc libamdhip64-dev:/usr/include/hip/hip_runtime.h)
+# Python: the pybind11 module of examples/python and its test (python.columns, NumPy through
+# DLPack), which are not built, or skip, where these are missing.
+optional+=(python3-dev:/usr/bin/python3-config pybind11-dev:/usr/include/pybind11/pybind11.h
+           python3-numpy:/usr/lib/python3/dist-packages/numpy/__init__.py)
 
 missing_required=()
 missing_optional=()
