@@ -24,7 +24,7 @@ echo "== $(date -u +%Y-%m-%dT%H:%M:%SZ) commit ${REV:-unknown}," \
 cmake -S . -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 \
     -DLAYOUT_BUILD_TESTS=ON -DLAYOUT_BUILD_EXAMPLES=ON > "$LOGS/configure.txt" 2>&1 &&
     cmake --build "$BUILD" -j "$(nproc)" --target gpu_device_test gpu_device_access_test \
-        gpu_convert_test gpu_algorithms_test gpu_interop_test gpu_allocation_failure_test \
+        gpu_copy_test gpu_algorithms_test gpu_columns_test gpu_allocation_failure_test \
         gpu_for_each_test gpu_append_test gpu_compact_test \
         readme_02_device readme_06_interop readme_07_born_and_dying particles_gpu transpose > "$LOGS/build.txt" 2>&1 ||
     { echo "build failed"; tail -30 "$LOGS/build.txt"; exit 1; }
@@ -47,7 +47,7 @@ check() { # check TOOL NAME COMMAND...
     [[ $rc -ne 0 ]] && status=1
 }
 
-tests=(gpu_device_test gpu_device_access_test gpu_convert_test gpu_algorithms_test gpu_interop_test
+tests=(gpu_device_test gpu_device_access_test gpu_copy_test gpu_algorithms_test gpu_columns_test
        gpu_allocation_failure_test gpu_for_each_test gpu_append_test gpu_compact_test
        readme_02_device readme_06_interop readme_07_born_and_dying)
 for tool in memcheck racecheck initcheck; do

@@ -73,7 +73,7 @@
 #  endif
 #endif
 
-/// The pragma on the host loops (detail/host_loop.hpp, layouts/aosoa.hpp) that says their iterations are independent. With OpenMP,
+/// The pragma on the host loops (host_loop.hpp, layouts/aosoa.hpp) that says their iterations are independent. With OpenMP,
 /// `omp simd`: it also overrides g++'s -O2 cost model ("very cheap", which vectorizes no loop
 /// that needs a remainder), so that a SoA drift vectorizes at -O2 as at -O3 (the hand-written
 /// loop at -O2 stays scalar).

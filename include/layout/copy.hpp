@@ -13,9 +13,9 @@
 
 #include "backend.hpp"
 #include "config.hpp"
-#include "detail/leaf_pack.hpp"
 #include "error.hpp"
 #include "execution.hpp"
+#include "layouts/leaf_pack.hpp"
 #include "memory.hpp"
 #include "policies.hpp"
 #include "runs.hpp"

@@ -15,8 +15,8 @@
 /// exception f throws reaches the caller (the elements before it updated, the rest not); under
 /// exec::parallel, as under std::execution::par, a throw ends the program (std::terminate),
 /// whatever the size. A serial loop is `omp simd` only where f's operator() is noexcept: mark
-/// it noexcept to get that at -O2 (detail/host_loop.hpp). In return the loop runs at
-/// the speed of the hand-written one for each layout, vectorized (detail/host_loop.hpp says how):
+/// it noexcept to get that at -O2 (host_loop.hpp). In return the loop runs at
+/// the speed of the hand-written one for each layout, vectorized (host_loop.hpp says how):
 ///   - aos, soa: f(v, i) in one loop over i, v rebuilt from __restrict__ pointers;
 ///   - aosoa<N>, and a split with an aosoa<N> part: a loop over blocks and, inside, over the
 ///     N lanes; f is called with a view of the current block (layout_type
@@ -28,8 +28,8 @@
 
 #include "backend.hpp"
 #include "config.hpp"
-#include "detail/host_loop.hpp"
 #include "execution.hpp"
+#include "host_loop.hpp"
 #include "view.hpp"
 
 #include <cstddef>

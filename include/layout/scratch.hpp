@@ -18,6 +18,10 @@ namespace layout {
 
 template <class T, class Layout, memory_space Memory = host_memory>
 class scratch {
+    static_assert(layout_policy<Layout, T>,
+                  "layout: scratch's second parameter is not a layout: it must satisfy "
+                  "layout::layout_policy (layouts/concept.hpp lists what a layout provides)");
+
 public:
     /// Allocates (and may throw, as the resource does) before anything else happens.
     scratch(std::size_t n, resource_ref resource, stream_ref stream = {})

@@ -62,6 +62,9 @@ class vector {
     static_assert(memory_space<Memory>,
                   "layout: the container's third parameter is not a memory space (memory.hpp says "
                   "what one is: host_accessible, device_accessible, default_resource())");
+    static_assert(layout_policy<Layout, T>,
+                  "layout: the container's second parameter is not a layout: it must satisfy "
+                  "layout::layout_policy (layouts/concept.hpp lists what a layout provides)");
 
     template <class, class, class>
     friend class vector;

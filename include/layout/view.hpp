@@ -59,6 +59,10 @@ template <class T, class Layout, class Memory>
 class view {
     static_assert(assert_reflectable<std::remove_const_t<T>>());
     static_assert(detail::layout_fits<std::remove_const_t<T>, Layout>());
+    static_assert(
+        requires { typename Layout::template storage<T>; },
+        "layout: the view's second parameter is not a layout: it has no storage<T> "
+        "(layouts/concept.hpp lists what a layout provides)");
     static_assert(memory_space<Memory>,
                   "layout: the view's third parameter is not a memory space (memory.hpp says what "
                   "one is: host_accessible, device_accessible, default_resource())");

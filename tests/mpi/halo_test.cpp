@@ -58,6 +58,15 @@ struct world {
                 if (out[s].rank[k] == m) g.emplace_back(static_cast<int>(s), k);
         return g;
     }
+
+    /// Rank m's elements after a gather: its owned ones, then its ghosts' values.
+    std::vector<Particle> after_gather(int m) const {
+        std::vector<Particle> e = owned[static_cast<std::size_t>(m)];
+        for (const auto& [s, k] : ghosts_of(m))
+            e.push_back(
+                owned[static_cast<std::size_t>(s)][out[static_cast<std::size_t>(s)].index[k]]);
+        return e;
+    }
 };
 
 template <class Layout>
@@ -73,10 +82,7 @@ TYPED_TEST(halo, gather_appends_the_ghosts_in_owner_then_export_order) {
     const auto& ex = w.out[static_cast<std::size_t>(rank)];
     layout::mpi::halo_plan plan(MPI_COMM_WORLD, own.size(), ex.index, ex.rank);
 
-    std::vector<Particle> expected = own;
-    for (const auto& [s, k] : w.ghosts_of(rank))
-        expected.push_back(
-            w.owned[static_cast<std::size_t>(s)][w.out[static_cast<std::size_t>(s)].index[k]]);
+    std::vector<Particle> expected = w.after_gather(rank);
     EXPECT_EQ(plan.ghost_count(), expected.size() - own.size());
     plan.gather(c);
     mpi_test::expect_elements(c, expected, "gather");
@@ -236,11 +242,7 @@ TEST(halo_errors, bad_exports_and_wrong_sizes_are_refused_everywhere) {
     // The plan still works.
     if (rank == 0) c.push_back(Particle{});
     plan.gather(c);
-    std::vector<Particle> expected = own;
-    for (const auto& [s, k] : w.ghosts_of(rank))
-        expected.push_back(
-            w.owned[static_cast<std::size_t>(s)][w.out[static_cast<std::size_t>(s)].index[k]]);
-    mpi_test::expect_elements(c, expected, "after refusals");
+    mpi_test::expect_elements(c, w.after_gather(rank), "after refusals");
 }
 
 // A container resized between start and finish: finish throws on that rank (the received
@@ -251,10 +253,7 @@ TEST(halo_errors, a_resize_between_start_and_finish_leaves_the_plan_usable) {
     const auto& own = w.owned[static_cast<std::size_t>(rank)];
     const auto& ex = w.out[static_cast<std::size_t>(rank)];
     layout::mpi::halo_plan plan(MPI_COMM_WORLD, own.size(), ex.index, ex.rank);
-    std::vector<Particle> expected = own;
-    for (const auto& [s, k] : w.ghosts_of(rank))
-        expected.push_back(
-            w.owned[static_cast<std::size_t>(s)][w.out[static_cast<std::size_t>(s)].index[k]]);
+    const std::vector<Particle> expected = w.after_gather(rank);
     layout::vector<Particle, lp::aosoa<8>> c(own.begin(), own.end());
     auto resized_on_rank_0 = [&](auto start, auto finish, const char* what) {
         start();

@@ -6,7 +6,7 @@
 ///     mapping<P, policy::aosoa<32>>::offset(i, l, cap)    // (i/32)*384 + {0, 128}[l] + (i%32)*{4, 8}[l]
 ///
 /// Also here: aosoa_block<Lanes>, the layout of the one-block views that layout::for_each_index
-/// hands a functor (detail/host_loop.hpp on the host, cuda/for_each.hpp on the GPU).
+/// hands a functor (host_loop.hpp on the host, cuda/for_each.hpp on the GPU).
 #pragma once
 
 #include "../config.hpp"
@@ -120,7 +120,7 @@ struct aosoa {
             return data;
         }
         /// The storage of a view of block k (detail::aosoa_block): layout::for_each_index's
-        /// lane loop on the host (detail/host_loop.hpp).
+        /// lane loop on the host (host_loop.hpp).
         LAYOUT_HOST_DEVICE LAYOUT_FORCEINLINE auto block(std::size_t k) const noexcept {
             using block = typename block_layout::template storage<E>;
             return block{data + k * cursor::map::block_bytes, k * Lanes};
@@ -162,7 +162,7 @@ struct aosoa {
             }
     }
 
-    /// layout::for_each_index on the host runs blocks of Lanes elements (detail/host_loop.hpp).
+    /// layout::for_each_index on the host runs blocks of Lanes elements (host_loop.hpp).
     using host_units = detail::blocks_of<Lanes>;
 };
 

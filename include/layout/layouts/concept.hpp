@@ -33,7 +33,7 @@
 ///     L::host_units           count(n), grain: the units of layout::for_each_index's work on
 ///                             the host (default: elements); with `lanes` (blocks_of<N>), blocks
 ///                             of N elements, each a lane loop over the view of the block
-///                             (L::block_layout, storage::block(k); detail/host_loop.hpp)
+///                             (L::block_layout, storage::block(k); host_loop.hpp)
 ///     L::name()               what layout::advise calls it
 #pragma once
 

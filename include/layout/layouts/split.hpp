@@ -18,10 +18,10 @@
 #pragma once
 
 #include "../config.hpp"
-#include "../detail/leaf_pack.hpp"
 #include "../path.hpp"
 #include "../reflect.hpp"
 #include "concept.hpp"
+#include "leaf_pack.hpp"
 
 #include <array>
 #include <cstddef>
@@ -302,7 +302,7 @@ struct split : split_facts::blocks<First, Second, detail::split_lanes_v<First, S
         LAYOUT_HOST_DEVICE detail::copy_const_t<E, void>* first_byte() const noexcept {
             return first.first_byte();
         }
-        /// The storage of a view of block k, where the split has blocks (detail/host_loop.hpp):
+        /// The storage of a view of block k, where the split has blocks (host_loop.hpp):
         /// each part's block(k), or the part as it is.
         template <class Split = split_policy>
             requires requires { typename Split::block_layout; }

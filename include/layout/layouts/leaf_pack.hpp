@@ -1,4 +1,4 @@
-/// \file detail/leaf_pack.hpp
+/// \file layouts/leaf_pack.hpp
 /// A plain aggregate of chosen leaves of T, for layouts to store: the parts of a split layout,
 /// the staging block of a selection's copy. Nested rather than flat (C++ cannot declare a member
 /// per pack element), which the library's reflection flattens back into the leaves in order.

@@ -1,4 +1,4 @@
-/// \file detail/host_loop.hpp
+/// \file host_loop.hpp
 /// The loops behind layout::for_each_index on the host, each shaped like the hand-written loop
 /// it must match:
 ///
@@ -27,9 +27,9 @@
 ///    decides, as for the hand-written loop (config.hpp, LAYOUT_IVDEP_STRIDED).
 #pragma once
 
-#include "../config.hpp"
-#include "../policies.hpp"
-#include "../view.hpp"
+#include "config.hpp"
+#include "policies.hpp"
+#include "view.hpp"
 
 #include <algorithm>
 #include <cstddef>
