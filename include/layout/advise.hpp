@@ -147,6 +147,8 @@ struct advice {
         if (trace.has(advisor::pattern::neighbour)) std::fprintf(out, "; reads neighbours");
         if (trace.has(advisor::pattern::indexed)) std::fprintf(out, "; reaches elements by index");
         std::fprintf(out, " (%zu calls traced)\n", trace.samples);
+        std::fprintf(out, "  reads %s; writes %s\n", trace.names_read().c_str(),
+                     trace.names_written().c_str());
         if (trace.writes_outside)
             std::fprintf(out,
                          "  (writes nothing in the view: every leaf it reaches counts as read)\n");

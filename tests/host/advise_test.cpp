@@ -447,6 +447,18 @@ TEST(advise_print, names_the_winner_and_why) {
     EXPECT_NE(out.find("reads 14 leaves, writes 12"), std::string::npos) << out;
 }
 
+// The report names the leaves a functor reads and writes (names.hpp), in leaf order.
+TEST(advise_print, names_the_leaves_read_and_written) {
+    const auto a = layout::advise<Particle>(drift{0.5f});
+    char buf[8192] = {};
+    std::FILE* f = fmemopen(buf, sizeof buf - 1, "w");
+    ASSERT_NE(f, nullptr);
+    a.print(f, "drift");
+    std::fclose(f);
+    const std::string out = buf;
+    EXPECT_NE(out.find("reads x, y, z, vx, vy, vz; writes x, y, z"), std::string::npos) << out;
+}
+
 } // namespace
 
 // ---- real indices, consecutive calls (trace_options::first) ---------------------------------------

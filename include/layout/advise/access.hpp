@@ -7,11 +7,13 @@
 ///     t.has(pattern::indexed) == false
 #pragma once
 
+#include "../names.hpp"
 #include "../reflect.hpp"
 
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <string>
 #include <vector>
 
 namespace layout::advisor {
@@ -62,12 +64,24 @@ struct access_trace {
     /// Leaves of T read (or written) by some call, through any pattern.
     std::size_t leaves_read() const { return count_leaves(true); }
     std::size_t leaves_written() const { return count_leaves(false); }
+    /// Their names, in leaf order (names.hpp): "pos.x, pos.y, mass"; "none" where there are none.
+    std::string names_read() const { return names_of(true); }
+    std::string names_written() const { return names_of(false); }
     bool has(advisor::pattern p) const {
         return std::any_of(accesses.begin(), accesses.end(),
                            [&](const leaf_access& a) { return a.pattern == p; });
     }
 
 private:
+    std::string names_of(bool read) const {
+        std::vector<char> used(leaf_count_v<T>, 0);
+        for (const auto& a : accesses)
+            if ((read ? a.reads : a.writes) > 0) used[a.leaf] = 1;
+        std::string out;
+        for (std::size_t l = 0; l < used.size(); ++l)
+            if (used[l]) (out += out.empty() ? "" : ", ") += leaf_names<T>()[l];
+        return out.empty() ? "none" : out;
+    }
     std::size_t count_leaves(bool read) const {
         std::vector<char> used(leaf_count_v<T>, 0);
         for (const auto& a : accesses)
