@@ -37,6 +37,7 @@
 #include <initializer_list>
 #include <iterator>
 #include <limits>
+#include <span>
 #include <stdexcept>
 #include <string>
 #include <type_traits>
@@ -142,6 +143,20 @@ public:
         : vector(stream, resource) {
         copy_from(other);
     }
+
+    /// The elements of a view of any layout and memory space, in one copy on stream (a view of
+    /// host memory into a device container: one transfer, no host container in between).
+    template <class L2, class M2>
+    explicit vector(const layout::view<const T, L2, M2>& other, stream_ref stream = {})
+        : vector(stream) {
+        reallocate(other.size());
+        detail::transfer_copy(other, view_type(storage(), other.size()), stream_);
+        size_ = other.size();
+    }
+    /// The values of a contiguous host range (a std::vector<T>, an array), in one copy on stream:
+    ///     layout::cuda::soa_vector<P> d(std::span<const P>(host_values), stream);
+    explicit vector(std::span<const T> values, stream_ref stream = {})
+        : vector(layout::view<const T, policy::aos>(values.data(), values.size()), stream) {}
 
     ~vector() { resource_.deallocate(block_, bytes_, block_alignment, stream_); }
 

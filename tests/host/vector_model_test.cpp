@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <iterator>
 #include <list>
+#include <span>
 #include <stdexcept>
 #include <string>
 #include <type_traits>
@@ -118,6 +119,10 @@ TYPED_TEST(vector_model, constructors) {
         const std::vector<T> values = random_values<T>(g, n);
         // iterator range from a std::vector (random access)
         EXPECT_TRUE(container_matches(C(values.begin(), values.end()), values));
+        // a contiguous range, and a view of another layout: one copy each
+        EXPECT_TRUE(container_matches(C(std::span<const T>(values)), values));
+        const layout::soa_vector<T> other(values.begin(), values.end());
+        EXPECT_TRUE(container_matches(C(other.cview()), values));
         // from a std::list (bidirectional, so only forward traversal is known in advance)
         const std::list<T> list(values.begin(), values.end());
         EXPECT_TRUE(container_matches(C(list.begin(), list.end()), values));
