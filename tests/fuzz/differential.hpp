@@ -1215,9 +1215,9 @@ private:
     }
 
     /// The view of v's elements [first, first + count) (first: a whole number of AoSoA blocks).
-    template <class E, class L>
-    static layout::view<E, L> subview(const layout::view<E, L>& v, std::size_t first,
-                                      std::size_t count) {
+    template <class E, class L, class M>
+    static layout::view<E, L, M> subview(const layout::view<E, L, M>& v, std::size_t first,
+                                         std::size_t count) {
         auto st = v.storage();
         using byte = std::conditional_t<std::is_const_v<E>, const std::byte, std::byte>;
         if constexpr (std::is_same_v<L, layout::policy::soa>) {
