@@ -2,7 +2,7 @@
 # One round on the H100 machine, inside one 10-minute call (the device tool runs it from the
 # repository root): build the GPU targets, run the GPU tests, the particles example (main job),
 # SASS comparison, the transpose and gather_scatter examples, the time loop, append/compaction
-# (append_compact_gpu, its table in log.txt) and the GPU benchmarks. scripts/device_sanitize.sh runs
+# (append_compact_gpu, its table in log.txt), the PIC step (pic_step_gpu) and the GPU benchmarks. scripts/device_sanitize.sh runs
 # compute-sanitizer over the same build afterwards.
 # Every step has a time limit and writes to $OUT as it goes, so a slow step costs its own
 # result only. Files in $OUT (at most 8 come back): log.txt, particles.txt, sass.txt,
@@ -35,7 +35,7 @@ echo "== $(date -u +%Y-%m-%dT%H:%M:%SZ) commit ${REV:-unknown}," \
      "$(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader)"
 targets=(particles_gpu transpose gather_scatter_gpu copy_gpu drift_gpu one_field_gpu most_fields_gpu
          convert_gpu gather_gpu scatter_gpu view_kernel_gpu per_thread_gpu time_loop_gpu md_gpu
-         md_compare_thermo mpi_gpu_device_test append_compact_gpu)
+         md_compare_thermo mpi_gpu_device_test append_compact_gpu pic_step_gpu)
 run 60 configure cmake -S . -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=Release \
     -DCMAKE_CUDA_ARCHITECTURES=90 -DLAYOUT_BUILD_TESTS=ON -DLAYOUT_BUILD_EXAMPLES=ON \
     -DLAYOUT_BUILD_BENCHMARKS=ON
@@ -64,6 +64,9 @@ cp "$RES/time_loop.txt" "$OUT/"
 cat "$RES/time_loop.txt"
 run 120 append_compact "$(exe append_compact_gpu)"
 cat "$RES/append_compact.txt"
+run 120 pic_step "$(exe pic_step_gpu)"
+cp "$RES/pic_step.txt" "$OUT/"
+sed -n '/^version/,$p' "$RES/pic_step.txt"
 if [[ "${BENCH:-1}" != 0 ]]; then
     for b in copy_gpu drift_gpu one_field_gpu most_fields_gpu convert_gpu gather_gpu scatter_gpu \
              view_kernel_gpu per_thread_gpu; do
