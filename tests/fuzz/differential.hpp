@@ -1229,7 +1229,7 @@ private:
         } else {
             st.data += first / L::lanes * layout::mapping<T, L>::block_bytes;
         }
-        return layout::view<E, L>(st, count);
+        return layout::view<E, L, M>(st, count);
     }
 
     /// a[j, j + k) = old a[i, i + k) through two overlapping views of a (layout::copy is a
