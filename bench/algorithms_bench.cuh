@@ -51,6 +51,7 @@ using index_t = std::uint32_t;
 using bench::device_vector;
 using layout::cuda::check;
 using layout::cuda::check_launch;
+using device = layout::cuda::device_memory;
 namespace policy = layout::policy;
 using aosoa32 = policy::aosoa<32>;
 
@@ -150,15 +151,15 @@ __device__ __forceinline__ float hashed(std::size_t i, unsigned salt) {
     return 1.0f + static_cast<float>(h & 0xFFFFFF) / 16777216.0f; // [1, 2): never zero
 }
 
-template <class L>
-__global__ void fill_particles(layout::view<Particle, L> v) {
+template <class L, class M>
+__global__ void fill_particles(layout::view<Particle, L, M> v) {
     const std::size_t i = std::size_t{blockIdx.x} * blockDim.x + threadIdx.x;
     if (i >= v.size()) return;
     v[i] = Particle{hashed(i, 1), hashed(i, 2), hashed(i, 3), hashed(i, 4),
                     hashed(i, 5), hashed(i, 6), hashed(i, 7), hashed(i, 8)};
 }
-template <class L>
-__global__ void fill_floats(layout::view<float, L> v) {
+template <class L, class M>
+__global__ void fill_floats(layout::view<float, L, M> v) {
     const std::size_t i = std::size_t{blockIdx.x} * blockDim.x + threadIdx.x;
     if (i < v.size()) v[i] = hashed(i, 9);
 }
@@ -214,8 +215,8 @@ inline const layout::cuda::aos_vector<index_t>& indices(std::size_t n, bool rand
 enum class variant { library, raw, raw_float4 };
 
 template <op Op, class T, class L>
-void launch(variant who, const layout::view<const T, L>& s, const index_t* idx,
-            const layout::view<T, L>& d, std::size_t n) {
+void launch(variant who, const layout::view<const T, L, device>& s, const index_t* idx,
+            const layout::view<T, L, device>& d, std::size_t n) {
     if (who == variant::library) {
         if constexpr (Op == op::gather)
             layout::cuda::gather(s, idx, n, d);
@@ -253,11 +254,11 @@ void run(benchmark::State& state, std::size_t n, variant who, bool random) {
     try {
         auto& b = buffers<T, L>::get(n);
         const index_t* idx = indices(n, random).view().storage().data;
-        const layout::view<const T, L> s = b.src.cview();
-        const layout::view<T, L> d = b.dst.view();
+        const layout::view<const T, L, device> s = b.src.cview();
+        const layout::view<T, L, device> d = b.dst.view();
 
         // Correct first: poison, run once, check every element on the device.
-        layout::detail::for_each_run(d, layout::view<const T, L>(d), n,
+        layout::detail::for_each_run(d, layout::view<const T, L, device>(d), n,
                                      [](void* p, const void*, std::size_t bytes) {
                                          check(cudaMemset(p, 0xff, bytes), "cudaMemset");
                                      });

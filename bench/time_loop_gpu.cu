@@ -123,7 +123,8 @@ int main(int argc, char** argv) {
             views_ms.push_back(per_step_ms(steps, stream, [&] {
                 on_device::fill(vv, n - born, n, newborn, stream);
                 layout::cuda::for_each_index(vv, step_drift, stream);
-                on_device::copy(layout::view<const Particle, soa>(vv), wv, stream);
+                on_device::copy(layout::view<const Particle, soa, layout::cuda::device_memory>(vv),
+                                wv, stream);
             }));
             reused_ms.push_back(per_step_ms(steps, stream, [&] {
                 v.resize(n - born);
