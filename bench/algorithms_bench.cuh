@@ -165,9 +165,9 @@ __global__ void fill_floats(layout::view<float, L, M> v) {
 }
 
 /// Counts the elements where the output breaks the definition of Op.
-template <op Op, class T, class L>
-__global__ void count_wrong(layout::view<const T, L> src, const index_t* idx,
-                            layout::view<const T, L> dst, std::size_t n,
+template <op Op, class T, class L, class M>
+__global__ void count_wrong(layout::view<const T, L, M> src, const index_t* idx,
+                            layout::view<const T, L, M> dst, std::size_t n,
                             unsigned long long* wrong) {
     const std::size_t i = std::size_t{blockIdx.x} * blockDim.x + threadIdx.x;
     if (i >= n) return;
@@ -266,7 +266,8 @@ void run(benchmark::State& state, std::size_t n, variant who, bool random) {
         unsigned long long* wrong = nullptr;
         check(cudaMallocManaged(&wrong, sizeof *wrong), "cudaMallocManaged");
         *wrong = 0;
-        count_wrong<Op><<<blocks_for(n), threads>>>(s, idx, layout::view<const T, L>(d), n, wrong);
+        count_wrong<Op>
+            <<<blocks_for(n), threads>>>(s, idx, layout::view<const T, L, device>(d), n, wrong);
         check_launch("count_wrong");
         check(cudaDeviceSynchronize(), "check");
         const unsigned long long bad = *wrong;
