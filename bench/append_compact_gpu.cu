@@ -216,7 +216,7 @@ struct lane_of {
     }
 };
 
-__global__ void fill_particles(layout::view<Particle, aos> p) {
+__global__ void fill_particles(layout::view<Particle, aos, layout::cuda::device_memory> p) {
     const std::size_t i = std::size_t{blockIdx.x} * blockDim.x + threadIdx.x;
     if (i >= p.size()) return;
     Particle v = newborn(i);
