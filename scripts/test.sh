@@ -57,6 +57,7 @@ configure "$build" \
     -DLAYOUT_BUILD_TESTS=ON
 cmake --build "$build" -j "$jobs"
 ctest --test-dir "$build" --output-on-failure -j "$jobs" "$@"
+stages="first build and tests ${SECONDS} s"
 
 # The second and third builds: the tests only (no examples, benchmarks or CUDA), with a smaller
 # differential fuzz budget.
@@ -101,3 +102,5 @@ if [[ "${LAYOUT_TSAN:-1}" != 0 ]]; then
         ctest --test-dir "$tsan" --output-on-failure -j "$jobs" \
         -R "^($(IFS='|'; echo "${threaded[*]}"))\."
 fi
+
+echo "test.sh: done in ${SECONDS} s (${stages}; the clang and TSan builds after it)"
