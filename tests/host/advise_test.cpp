@@ -434,14 +434,19 @@ TEST(advise_rank, predicted_ratios_within_25_percent_of_the_h100) {
             << c.what << ": predicted " << c.predicted << ", measured " << c.measured;
 }
 
-TEST(advise_print, names_the_winner_and_why) {
-    const auto a = layout::advise<Wide>(most_fields{});
+/// What advice.print(f, name) writes.
+template <class Advice>
+std::string printed(const Advice& advice, const char* name) {
     char buf[8192] = {};
     std::FILE* f = fmemopen(buf, sizeof buf - 1, "w");
-    ASSERT_NE(f, nullptr);
-    a.print(f, "most_fields");
+    if (f == nullptr) return "fmemopen failed";
+    advice.print(f, name);
     std::fclose(f);
-    const std::string out = buf;
+    return buf;
+}
+
+TEST(advise_print, names_the_winner_and_why) {
+    const std::string out = printed(layout::advise<Wide>(most_fields{}), "most_fields");
     EXPECT_NE(out.find("recommended: soa"), std::string::npos) << out;
     EXPECT_NE(out.find("bound by memory requests"), std::string::npos) << out;
     EXPECT_NE(out.find("reads 14 leaves, writes 12"), std::string::npos) << out;
@@ -449,13 +454,7 @@ TEST(advise_print, names_the_winner_and_why) {
 
 // The report names the leaves a functor reads and writes (names.hpp), in leaf order.
 TEST(advise_print, names_the_leaves_read_and_written) {
-    const auto a = layout::advise<Particle>(drift{0.5f});
-    char buf[8192] = {};
-    std::FILE* f = fmemopen(buf, sizeof buf - 1, "w");
-    ASSERT_NE(f, nullptr);
-    a.print(f, "drift");
-    std::fclose(f);
-    const std::string out = buf;
+    const std::string out = printed(layout::advise<Particle>(drift{0.5f}), "drift");
     EXPECT_NE(out.find("reads x, y, z, vx, vy, vz; writes x, y, z"), std::string::npos) << out;
 }
 
@@ -807,13 +806,7 @@ TEST(advise_split, a_split_named_in_the_code_costs_as_its_library_mapping) {
 TEST(advise_split, print_spells_the_proposed_split) {
     layout::advise_options opt;
     opt.names = {"Particle", {"x", "y", "z", "vx", "vy", "vz", "mass", "charge"}};
-    const auto a = layout::advise<Particle>(drift{0.5f}, opt);
-    char buf[8192] = {};
-    std::FILE* f = fmemopen(buf, sizeof buf - 1, "w");
-    ASSERT_NE(f, nullptr);
-    a.print(f, "drift");
-    std::fclose(f);
-    const std::string out = buf;
+    const std::string out = printed(layout::advise<Particle>(drift{0.5f}, opt), "drift");
     EXPECT_NE(out.find("split = layout::policy::split<layout::policy::aos, layout::policy::soa, "
                        "&Particle::x, &Particle::y, &Particle::z, &Particle::vx, &Particle::vy, "
                        "&Particle::vz>: the leaves it touches packed"),
