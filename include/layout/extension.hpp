@@ -73,6 +73,9 @@ using layout::detail::storage;
 using layout::detail::copy_const_t;
 /// Whether every leaf of view type V is one contiguous column (SoA): storage::leaf_data<L>().
 using layout::detail::contiguous_columns_v;
+/// Whether a view of T under Layout stores whole elements one after another, as T lies in
+/// memory (AoS): storage::data points at element 0, and elements can move as whole bytes.
+using layout::detail::packed_elements_v;
 /// The mapping::leaf_run of a layout whose columns run unbroken from first element to last.
 using layout::detail::whole_column;
 /// copy_leaves(d, s, std::index_sequence<L...>{}): leaves L... of cursor s to cursor d

@@ -48,8 +48,11 @@ public:
         indices_alt, // the other half of a radix sort's double buffer
         keys,        // keys copied out or sorted out of place
         keys_alt,
-        offsets, // bin offsets
-        counter, // counts read back (one 64-bit word)
+        offsets,  // bin offsets
+        counter,  // counts read back (one 64-bit word)
+        outgoing, // messages to other ranks (layout::mpi::device_migration_plan)
+        incoming, // messages from other ranks
+        table,    // a plan's per-peer table
         count_
     };
 
@@ -87,6 +90,8 @@ public:
         }
         return b.p;
     }
+    /// Bytes slot s holds now (what bytes(s, n) can give without allocating).
+    std::size_t capacity(slot s) const noexcept { return blocks_[static_cast<unsigned>(s)].bytes; }
     /// n elements of E in slot s (uninitialized).
     template <class E>
     E* get(slot s, std::size_t n) {
@@ -112,6 +117,15 @@ public:
             ++allocations_;
         }
         return typename C::view_type(storage::from_block(elements_.p, elements_.capacity), n);
+    }
+    /// Elements that element_view(c, n) can hold without allocating (0 if it would allocate
+    /// whatever n is).
+    template <class C>
+    std::size_t element_room(const C& c) const noexcept {
+        if (!elements_.resource || !(*elements_.resource == c.resource()) ||
+            layout::detail::block_access::bytes_for<C>(c.capacity()) > elements_.bytes)
+            return 0;
+        return elements_.capacity;
     }
     /// c takes the element block (its first new_size elements written through element_view),
     /// and the workspace keeps c's old block for next time.

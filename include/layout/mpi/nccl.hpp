@@ -23,6 +23,7 @@
 #endif
 
 #include "cuda.hpp"
+#include "device_transport.hpp"
 #include "error.hpp"
 
 #include <mpi.h>
@@ -30,6 +31,7 @@
 
 #include <cstddef>
 #include <memory>
+#include <span>
 #include <stdexcept>
 #include <string>
 
@@ -119,6 +121,56 @@ private:
 };
 
 } // namespace detail
+
+/// The transport of device-planned exchanges through NCCL (device_migration_plan<nccl_transport>):
+/// each exchange is one group of ncclRecv and ncclSend on the plan's stream, queued behind the
+/// packing with no host wait. The communicator must outlive the transport and hold the plan's
+/// ranks in the same order (checked by the plan at construction).
+class nccl_transport {
+public:
+    explicit nccl_transport(const nccl_communicator& nccl) noexcept : comm_(nccl.get()) {}
+    /// exchange() queues the messages on the stream and returns without waiting.
+    static constexpr bool queues_on_stream = true;
+
+    void exchange(const std::byte* send, std::span<const message_range> out, std::byte* recv,
+                  std::span<const message_range> in, cudaStream_t stream) const {
+        int rank = -1;
+        ncclCommUserRank(comm_, &rank);
+        detail::check_nccl(ncclGroupStart(), "ncclGroupStart", rank);
+        ncclResult_t result = ncclSuccess;
+        const char* failed = "ncclGroupStart";
+        for (const message_range& m : in)
+            if (m.bytes != 0 && result == ncclSuccess) {
+                result = ncclRecv(recv + m.offset, m.bytes, ncclUint8, m.rank, comm_, stream);
+                failed = "ncclRecv";
+            }
+        for (const message_range& m : out)
+            if (m.bytes != 0 && result == ncclSuccess) {
+                result = ncclSend(send + m.offset, m.bytes, ncclUint8, m.rank, comm_, stream);
+                failed = "ncclSend";
+            }
+        const ncclResult_t ended = ncclGroupEnd(); // the group is closed whatever happened
+        detail::check_nccl(result, failed, rank);
+        detail::check_nccl(ended, "ncclGroupEnd", rank);
+    }
+    std::size_t allocations() const noexcept { return 0; }
+    ncclComm_t communicator() const noexcept { return comm_; }
+    /// Throws std::invalid_argument unless the communicator holds the plan's ranks, in order.
+    void check_ranks(int plan_rank, int plan_size) const {
+        int rank = -1, count = -1;
+        detail::check_nccl(ncclCommUserRank(comm_, &rank), "ncclCommUserRank", plan_rank);
+        detail::check_nccl(ncclCommCount(comm_, &count), "ncclCommCount", plan_rank);
+        if (rank != plan_rank || count != plan_size)
+            throw std::invalid_argument("layout::mpi::nccl_transport: the NCCL communicator's "
+                                        "rank " +
+                                        std::to_string(rank) + " of " + std::to_string(count) +
+                                        " is not the plan's rank " + std::to_string(plan_rank) +
+                                        " of " + std::to_string(plan_size));
+    }
+
+private:
+    ncclComm_t comm_;
+};
 
 /// Sends this plan's device exchanges through `nccl` from now on (device_path::nccl); host
 /// containers still go over MPI. The communicator must outlive the plan's exchanges and hold

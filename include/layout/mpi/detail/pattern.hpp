@@ -19,6 +19,7 @@
 #include "../../memory.hpp"
 #include "../error.hpp"
 #include "../fields.hpp"
+#include "agreement.hpp"
 
 #include <mpi.h>
 
@@ -44,32 +45,6 @@ struct segment {
     std::size_t offset;
     std::size_t count;
 };
-
-/// What a collective step is doing, so that ranks running different steps find out together.
-enum class operation : std::int64_t {
-    construct = 1,
-    build = 2,
-    migrate = 3,
-    halo_gather = 4,
-    halo_scatter_add = 5
-};
-
-inline const char* operation_name(std::int64_t op) {
-    switch (op) {
-    case 1:
-        return "a plan's construction";
-    case 2:
-        return "a plan's update";
-    case 3:
-        return "a migration";
-    case 4:
-        return "a halo gather";
-    case 5:
-        return "a halo scatter_add";
-    default:
-        return "an unknown operation";
-    }
-}
 
 /// A byte buffer that only ever grows, by at least a quarter so that slowly growing exchanges
 /// reallocate rarely, and counts its allocations (tests check that a reused plan allocates
@@ -113,38 +88,6 @@ private:
     std::byte* data_ = nullptr;
     std::size_t capacity_ = 0;
     std::size_t allocations_ = 0;
-};
-
-/// Per-process counter from which plans take their ids: a plan's id is the largest counter of
-/// all ranks when it is constructed, so plans constructed in the same order on every rank (which
-/// MPI requires of collective calls anyway) have the same id everywhere.
-inline std::int64_t& next_plan_id() {
-    static std::int64_t id = 1;
-    return id;
-}
-
-/// What a rank brings to an agreement: its input refused (problem, a message), or the exception
-/// that its local preparation threw (failure), or neither.
-///
-///     local_outcome local;
-///     local.run([&] { if (bad) local.problem = "..."; buffer.reserve(bytes); pack(); });
-///     p.agree(op, local, ...);   // every rank throws if any rank has a problem or a failure
-struct local_outcome {
-    std::string problem;
-    std::exception_ptr failure;
-
-    bool ok() const noexcept { return problem.empty() && !failure; }
-    /// Runs f unless something is already wrong, keeping what it throws for the agreement
-    /// rather than letting it leave this rank alone.
-    template <class F>
-    void run(F&& f) noexcept {
-        if (!ok()) return;
-        try {
-            f();
-        } catch (...) {
-            failure = std::current_exception();
-        }
-    }
 };
 
 /// Direction of an exchange: forward sends the plan's segments (migration, halo gather);
@@ -350,48 +293,7 @@ public:
     /// largest `value` (the plan id, at construction).
     std::int64_t agree(operation op, const local_outcome& local, std::int64_t value,
                        std::int64_t signature, bool check_plan = true) const {
-        const std::string& problem = local.problem;
-        const auto o = static_cast<std::int64_t>(op);
-        std::int64_t v[9] = {local.ok() ? 0 : rank_ + 1,
-                             o,
-                             -o,
-                             value,
-                             -value,
-                             version_,
-                             -version_,
-                             signature,
-                             -signature};
-        check(MPI_Allreduce(MPI_IN_PLACE, v, 9, MPI_INT64_T, MPI_MAX, user_comm_),
-              "MPI_Allreduce (agreement)", rank_);
-        if (local.failure) std::rethrow_exception(local.failure);
-        if (!problem.empty())
-            throw error(problem + " [every rank of the communicator throws; no element moved]",
-                        rank_);
-        if (v[0] != 0)
-            throw error("layout::mpi: rank " + std::to_string(v[0] - 1) + " refused its input to " +
-                            operation_name(o) +
-                            " or could not prepare it (its exception says why); no element "
-                            "moved",
-                        static_cast<int>(v[0] - 1));
-        if (v[1] != -v[2])
-            throw error(std::string("layout::mpi: mismatched calls: this rank ran ") +
-                            operation_name(o) + ", another rank " +
-                            operation_name(v[1] == o ? -v[2] : v[1]) + "; no element moved",
-                        -1);
-        if (check_plan && (v[3] != -v[4] || v[5] != -v[6]))
-            throw error("layout::mpi: mismatched plans: the ranks called " +
-                            std::string(operation_name(o)) +
-                            " with different plans, or with one plan updated on some ranks and "
-                            "not others; no element moved",
-                        -1);
-        if (v[7] != -v[8])
-            throw error(std::string("layout::mpi: mismatched fields: the ranks ran ") +
-                            operation_name(o) +
-                            " with different element types or different travelling fields (or, "
-                            "at construction, some with neighbours and some without); no "
-                            "element moved",
-                        -1);
-        return v[3];
+        return detail::agree(user_comm_, rank_, op, local, value, version_, signature, check_plan);
     }
 
     // ---- exchanging ----------------------------------------------------------------------------

@@ -1,0 +1,350 @@
+// GPU-resident migration benchmark (issue #30): each step, `fraction` of each rank's N particles
+// (32-byte structs of floats) leave for the other ranks, spread evenly, so every rank keeps N;
+// the destinations are already in device memory, as a user's kernel leaves them. Timed per step
+// from a barrier to the end of the step's GPU work (median over steps of the slowest rank):
+//   nccl send/recv     the same bytes between the same GPUs, nothing else: grouped ncclSend /
+//                      ncclRecv of each peer's leaving particles (the wire's floor)
+//   hand-written       what a CUDA engineer writes: classify + histogram kernel, CUB radix sort of
+//                      positions by destination (one pass), counts to the host, MPI_Alltoall of
+//                      counts, a gather kernel packing the leavers as AoS structs (16-byte
+//                      loads), grouped ncclSend/ncclRecv, the staying particles gathered straight
+//                      into the second buffer, the arrivals copied after them, buffers swapped;
+//                      everything allocated before the loop
+//   layout <L> (nccl)  layout::mpi::device_migration_plan<nccl_transport>::migrate(c, dest)
+//   layout <L> (staged) the same plan through pinned host buffers and MPI
+//   host-planned soa (nccl)  layout::mpi::migration_plan (destinations on the host, the plan
+//                      uploaded per update), the path before the device plan
+//
+//     mpirun -np 2 ./device_migrate_bench_gpu --n=4000000 --steps=20   (NCCL_NVLS_ENABLE=0)
+#include "migrate_bench.hpp"
+
+#include <layout/mpi/device_migration.hpp>
+#include <layout/mpi/nccl.hpp>
+
+#include <cub/device/device_radix_sort.cuh>
+#include <cuda_runtime.h>
+#include <nccl.h>
+
+#include <bit>
+#include <memory>
+#include <span>
+#include <type_traits>
+
+namespace {
+
+using namespace mpi_bench;
+
+void check(cudaError_t e, const char* what) {
+    if (e != cudaSuccess) {
+        std::fprintf(stderr, "%s: %s\n", what, cudaGetErrorString(e));
+        MPI_Abort(MPI_COMM_WORLD, 1);
+    }
+}
+void check(ncclResult_t e, const char* what) {
+    if (e != ncclSuccess) {
+        std::fprintf(stderr, "%s: %s\n", what, ncclGetErrorString(e));
+        MPI_Abort(MPI_COMM_WORLD, 1);
+    }
+}
+
+struct world {
+    int rank = 0, size = 1;
+    cudaStream_t stream = nullptr;
+    ncclComm_t nccl = nullptr;
+};
+
+/// The slowest rank's seconds of each step: barrier, step(k), wait for the stream.
+template <class Step>
+std::vector<double> time_steps(const world& w, const options& o, Step step) {
+    std::vector<double> times;
+    for (int s = 0; s <= o.steps; ++s) {
+        MPI_Barrier(MPI_COMM_WORLD);
+        const double t0 = MPI_Wtime();
+        step(s);
+        check(cudaStreamSynchronize(w.stream), "step");
+        const double t1 = MPI_Wtime();
+        if (s > 0) times.push_back(t1 - t0);
+    }
+    return times;
+}
+
+// ---- hand-written ----------------------------------------------------------------------------
+
+/// key[i] = dest[i], index[i] = i; per-block histogram in shared memory, then counts[r] += .
+__global__ void classify(const int* __restrict__ dest, unsigned n, int ranks,
+                         unsigned* __restrict__ key, unsigned* __restrict__ index,
+                         unsigned long long* __restrict__ counts) {
+    extern __shared__ unsigned local[];
+    for (int r = threadIdx.x; r < ranks; r += blockDim.x) local[r] = 0;
+    __syncthreads();
+    const unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) {
+        const int d = dest[i];
+        key[i] = static_cast<unsigned>(d);
+        index[i] = i;
+        atomicAdd(&local[d], 1u);
+    }
+    __syncthreads();
+    for (int r = threadIdx.x; r < ranks; r += blockDim.x)
+        if (local[r]) atomicAdd(&counts[r], local[r]);
+}
+
+/// out[first + i] = in[order[from + i]] for i < n, whole 32-byte structs as two 16-byte loads.
+__global__ void gather(Particle* __restrict__ out, const Particle* __restrict__ in,
+                       const unsigned* __restrict__ order, std::size_t from, std::size_t n) {
+    const std::size_t i = std::size_t{blockIdx.x} * blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    const uint4* s = reinterpret_cast<const uint4*>(in + order[from + i]);
+    uint4* d = reinterpret_cast<uint4*>(out + i);
+    d[0] = s[0];
+    d[1] = s[1];
+}
+
+std::vector<double> hand_written(const world& w, const options& o,
+                                 const std::vector<const int*>& dest_steps,
+                                 std::vector<Particle>& result) {
+    const std::size_t cap = o.n * 2, P = static_cast<std::size_t>(w.size);
+    Particle *p = nullptr, *q = nullptr, *send = nullptr;
+    unsigned *key = nullptr, *key_sorted = nullptr, *index = nullptr, *order = nullptr;
+    unsigned long long* counts_d = nullptr;
+    unsigned long long* counts_h = nullptr;
+    check(cudaMalloc(&p, cap * sizeof(Particle)), "cudaMalloc");
+    check(cudaMalloc(&q, cap * sizeof(Particle)), "cudaMalloc");
+    check(cudaMalloc(&send, cap * sizeof(Particle)), "cudaMalloc");
+    for (unsigned** a : {&key, &key_sorted, &index, &order})
+        check(cudaMalloc(a, cap * sizeof(unsigned)), "cudaMalloc");
+    check(cudaMalloc(&counts_d, P * sizeof(unsigned long long)), "cudaMalloc");
+    check(cudaMallocHost(&counts_h, P * sizeof(unsigned long long)), "cudaMallocHost");
+    std::size_t temp_bytes = 0;
+    cub::DeviceRadixSort::SortPairs(nullptr, temp_bytes, key, key_sorted, index, order,
+                                    static_cast<int>(cap), 0, 8, w.stream);
+    void* temp = nullptr;
+    check(cudaMalloc(&temp, temp_bytes), "cudaMalloc");
+    const auto init = initial(o.n, w.rank);
+    check(cudaMemcpy(p, init.data(), o.n * sizeof(Particle), cudaMemcpyHostToDevice), "copy");
+    std::size_t n = o.n;
+    std::vector<unsigned long long> counts(P), rcounts(P);
+    const int end_bit = std::bit_width(static_cast<unsigned>(w.size));
+    auto times = time_steps(w, o, [&](int s) {
+        const int* dest = dest_steps[static_cast<std::size_t>(s) % dest_steps.size()];
+        const unsigned un = static_cast<unsigned>(n);
+        check(cudaMemsetAsync(counts_d, 0, P * sizeof(unsigned long long), w.stream), "memset");
+        classify<<<(un + 255) / 256, 256, P * sizeof(unsigned), w.stream>>>(dest, un, w.size, key,
+                                                                            index, counts_d);
+        std::size_t bytes = temp_bytes;
+        cub::DeviceRadixSort::SortPairs(temp, bytes, key, key_sorted, index, order,
+                                        static_cast<int>(n), 0, end_bit, w.stream);
+        check(cudaMemcpyAsync(counts_h, counts_d, P * sizeof(unsigned long long),
+                              cudaMemcpyDeviceToHost, w.stream),
+              "counts");
+        check(cudaStreamSynchronize(w.stream), "counts");
+        std::copy(counts_h, counts_h + P, counts.begin());
+        MPI_Alltoall(counts.data(), 1, MPI_UNSIGNED_LONG_LONG, rcounts.data(), 1,
+                     MPI_UNSIGNED_LONG_LONG, MPI_COMM_WORLD);
+        // Offsets in the sorted order (send side) and in the new buffer (receive side).
+        std::size_t from = 0, at = 0;
+        std::vector<std::size_t> send_at(P), recv_at(P);
+        for (std::size_t r = 0; r < P; ++r) {
+            send_at[r] = from;
+            from += counts[r];
+            recv_at[r] = at;
+            at += rcounts[r];
+        }
+        const auto me = static_cast<std::size_t>(w.rank);
+        for (std::size_t r = 0; r < P; ++r)
+            if (r != me && counts[r])
+                gather<<<static_cast<unsigned>((counts[r] + 255) / 256), 256, 0, w.stream>>>(
+                    send + send_at[r], p, order, send_at[r], counts[r]);
+        check(ncclGroupStart(), "ncclGroupStart");
+        for (std::size_t r = 0; r < P; ++r) {
+            if (r == me) continue;
+            if (rcounts[r])
+                check(ncclRecv(q + recv_at[r], rcounts[r] * sizeof(Particle), ncclUint8,
+                               static_cast<int>(r), w.nccl, w.stream),
+                      "ncclRecv");
+            if (counts[r])
+                check(ncclSend(send + send_at[r], counts[r] * sizeof(Particle), ncclUint8,
+                               static_cast<int>(r), w.nccl, w.stream),
+                      "ncclSend");
+        }
+        check(ncclGroupEnd(), "ncclGroupEnd");
+        if (counts[me])
+            gather<<<static_cast<unsigned>((counts[me] + 255) / 256), 256, 0, w.stream>>>(
+                q + recv_at[me], p, order, send_at[me], counts[me]);
+        std::swap(p, q);
+        n = at;
+    });
+    result.resize(n);
+    check(cudaMemcpy(result.data(), p, n * sizeof(Particle), cudaMemcpyDeviceToHost), "result");
+    for (void* a :
+         {static_cast<void*>(p), static_cast<void*>(q), static_cast<void*>(send),
+          static_cast<void*>(key), static_cast<void*>(key_sorted), static_cast<void*>(index),
+          static_cast<void*>(order), static_cast<void*>(counts_d), temp})
+        cudaFree(a);
+    cudaFreeHost(counts_h);
+    return times;
+}
+
+/// The wire alone: each peer's leaving particles (as counted from the step's destinations) sent
+/// and received as one grouped NCCL exchange between two fixed buffers.
+std::vector<double> nccl_alone(const world& w, const options& o,
+                               const std::vector<std::vector<int>>& steps) {
+    const std::size_t P = static_cast<std::size_t>(w.size), me = static_cast<std::size_t>(w.rank);
+    std::vector<std::size_t> counts(P, 0);
+    for (int r : steps[0]) ++counts[static_cast<std::size_t>(r)];
+    std::byte *send = nullptr, *recv = nullptr;
+    check(cudaMalloc(&send, o.n * sizeof(Particle)), "cudaMalloc");
+    check(cudaMalloc(&recv, o.n * sizeof(Particle)), "cudaMalloc");
+    auto times = time_steps(w, o, [&](int) {
+        check(ncclGroupStart(), "ncclGroupStart");
+        std::size_t at = 0;
+        for (std::size_t r = 0; r < P; ++r) {
+            if (r == me || counts[r] == 0) continue;
+            // Evenly spread destinations: what this rank sends to r, r sends back.
+            const std::size_t bytes = counts[r] * sizeof(Particle);
+            check(ncclRecv(recv + at, bytes, ncclUint8, static_cast<int>(r), w.nccl, w.stream),
+                  "ncclRecv");
+            check(ncclSend(send + at, bytes, ncclUint8, static_cast<int>(r), w.nccl, w.stream),
+                  "ncclSend");
+            at += bytes;
+        }
+        check(ncclGroupEnd(), "ncclGroupEnd");
+    });
+    cudaFree(send);
+    cudaFree(recv);
+    return times;
+}
+
+// ---- the library -----------------------------------------------------------------------------
+
+template <class C, class Transport>
+std::vector<double> device_plan(const world& w, const options& o, Transport transport,
+                                const std::vector<const int*>& dest_steps,
+                                std::vector<Particle>& result, std::size_t& allocations) {
+    const layout::stream_ref s(w.stream);
+    const auto init = initial(o.n, w.rank);
+    C c(layout::aos_vector<Particle>(init.begin(), init.end()), s);
+    layout::mpi::device_migration_plan plan(MPI_COMM_WORLD, std::move(transport), s);
+    std::size_t warm = 0;
+    auto times = time_steps(w, o, [&](int step) {
+        if (step == 1) warm = plan.allocations();
+        const int* d = dest_steps[static_cast<std::size_t>(step) % dest_steps.size()];
+        plan.migrate(c, std::span<const int>(d, c.size()));
+    });
+    allocations = plan.allocations() - warm;
+    const layout::aos_vector<Particle> back = c;
+    result.assign(back.begin(), back.end());
+    return times;
+}
+
+template <class C>
+std::vector<double> host_planned(const world& w, const options& o,
+                                 const std::vector<std::vector<int>>& steps,
+                                 const layout::mpi::nccl_communicator& nccl) {
+    const auto init = initial(o.n, w.rank);
+    C c = layout::aos_vector<Particle>(init.begin(), init.end());
+    layout::mpi::migration_plan plan(MPI_COMM_WORLD, steps[0]);
+    layout::mpi::use_nccl(plan, nccl);
+    layout::mpi::set_stream(plan, w.stream);
+    return time_steps(w, o, [&](int step) {
+        plan.update(steps[static_cast<std::size_t>(step) % steps.size()]);
+        plan.migrate(c);
+    });
+}
+
+bool all_ranks(bool ok) {
+    int v = ok ? 1 : 0;
+    MPI_Allreduce(MPI_IN_PLACE, &v, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+    return v == 1;
+}
+
+bool same(const std::vector<Particle>& a, const std::vector<Particle>& b) {
+    return a.size() == b.size() &&
+           (a.empty() || std::memcmp(a.data(), b.data(), a.size() * sizeof(Particle)) == 0);
+}
+
+} // namespace
+
+int main(int argc, char** argv) {
+    MPI_Init(&argc, &argv);
+    world w;
+    MPI_Comm_rank(MPI_COMM_WORLD, &w.rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &w.size);
+    int devices = 0;
+    if (cudaGetDeviceCount(&devices) != cudaSuccess || devices < w.size) {
+        if (w.rank == 0)
+            std::printf("device_migrate_bench_gpu: needs a GPU per rank (%d for %d ranks)\n",
+                        devices, w.size);
+        MPI_Finalize();
+        return 0;
+    }
+    check(cudaSetDevice(w.rank), "cudaSetDevice");
+    check(cudaStreamCreateWithFlags(&w.stream, cudaStreamNonBlocking), "cudaStreamCreate");
+    const options o = parse(argc, argv);
+    auto nccl = std::make_unique<layout::mpi::nccl_communicator>(MPI_COMM_WORLD);
+    w.nccl = nccl->get();
+
+    std::vector<std::vector<int>> steps;
+    for (std::uint64_t s = 0; s < 4; ++s)
+        steps.push_back(destinations(o.n, o.fraction, w.rank, w.size, s));
+    std::vector<int*> dest_device(steps.size());
+    std::vector<const int*> dest_steps;
+    for (std::size_t s = 0; s < steps.size(); ++s) {
+        check(cudaMalloc(&dest_device[s], o.n * sizeof(int)), "cudaMalloc");
+        check(
+            cudaMemcpy(dest_device[s], steps[s].data(), o.n * sizeof(int), cudaMemcpyHostToDevice),
+            "destinations");
+        dest_steps.push_back(dest_device[s]);
+    }
+    std::size_t moved = 0;
+    for (int r : steps[0]) moved += r != w.rank;
+
+    struct row {
+        std::string name;
+        double seconds;
+        bool correct;
+        std::size_t allocations;
+    };
+    std::vector<row> rows;
+    std::vector<Particle> reference, got;
+    rows.push_back({"nccl send/recv alone", median_of_max(nccl_alone(w, o, steps)), true, 0});
+    rows.push_back({"hand-written AoS (nccl)",
+                    median_of_max(hand_written(w, o, dest_steps, reference)), true, 0});
+    auto library = [&](const char* name, auto tag, auto make_transport) {
+        using C = typename decltype(tag)::type;
+        std::size_t allocations = 0;
+        const double t =
+            median_of_max(device_plan<C>(w, o, make_transport(), dest_steps, got, allocations));
+        rows.push_back({name, t, all_ranks(same(got, reference)), allocations});
+    };
+    auto by_nccl = [&] { return layout::mpi::nccl_transport(*nccl); };
+    auto staged = [&] { return layout::mpi::staged_transport(MPI_COMM_WORLD); };
+    library("layout aos (nccl)", std::type_identity<layout::cuda::aos_vector<Particle>>{}, by_nccl);
+    library("layout soa (nccl)", std::type_identity<layout::cuda::soa_vector<Particle>>{}, by_nccl);
+    library("layout aosoa32 (nccl)", std::type_identity<layout::cuda::aosoa<Particle, 32>>{},
+            by_nccl);
+    library("layout soa (staged)", std::type_identity<layout::cuda::soa_vector<Particle>>{},
+            staged);
+    rows.push_back(
+        {"host-planned soa (nccl)",
+         median_of_max(host_planned<layout::cuda::soa_vector<Particle>>(w, o, steps, *nccl)), true,
+         0});
+    if (w.rank == 0) {
+        std::printf(
+            "device_migrate_bench_gpu: %d ranks, a GPU each, N = %zu per rank, %zu (%.0f%%) "
+            "leave each rank per step (%.1f MB), %d steps (median of the slowest rank)\n",
+            w.size, o.n, moved, o.fraction * 100,
+            static_cast<double>(moved * sizeof(Particle)) / 1e6, o.steps);
+        const double hand = rows[1].seconds;
+        for (const auto& r : rows)
+            std::printf("%-28s %9.3f ms/step  %6.2fx hand-written  %s  allocations once warm: "
+                        "%zu\n",
+                        r.name.c_str(), r.seconds * 1e3, r.seconds / hand,
+                        r.correct ? "same particles as hand-written" : "DIFFERENT PARTICLES",
+                        r.allocations);
+    }
+    for (int* d : dest_device) cudaFree(d);
+    nccl.reset();
+    cudaStreamDestroy(w.stream);
+    MPI_Finalize();
+}

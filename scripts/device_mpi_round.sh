@@ -1,0 +1,59 @@
+#!/usr/bin/env bash
+# One round on a machine with several GPUs of one host (the device tool's nvidia-h100-x2 or -x4
+# kinds), inside one 10-minute call: build the MPI GPU tests and the migration benchmarks, run
+# the tests with a rank per GPU (staged and NCCL), compute-sanitizer memcheck over the device
+# migration test, then the device-planned migration benchmark and the host-planned one.
+#   OUT=/some/dir REV=$(git rev-parse --short HEAD) N=4000000 bash scripts/device_mpi_round.sh
+# Files in $OUT: log.txt and one .txt per step. Every mpirun runs under `timeout -s KILL` and with
+# NCCL_NVLS_ENABLE=0 (NVLink multicast off on shared machines).
+set -uo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+OUT="${OUT:-$PWD/out}"
+BUILD="${BUILD:-/tmp/build-mpi}"
+N="${N:-4000000}"
+mkdir -p "$OUT" "$BUILD"
+exec > >(tee -a "$OUT/log.txt") 2>&1
+export NCCL_NVLS_ENABLE=0
+gpus=$(nvidia-smi -L | wc -l)
+status=0
+run() { # run LIMIT NAME COMMAND...: a step with a time limit; its output goes to $OUT/NAME.txt
+    local limit=$1 name=$2; shift 2
+    local start=$SECONDS
+    timeout -s KILL "$limit" "$@" > "$OUT/$name.txt" 2>&1
+    local rc=$?
+    echo "[$name] rc=$rc $((SECONDS - start))s"
+    [[ $rc -ne 0 ]] && status=1
+    return $rc
+}
+mpi=(mpirun --allow-run-as-root --oversubscribe --mca btl self,vader -np)
+
+echo "== $(date -u +%Y-%m-%dT%H:%M:%SZ) commit ${REV:-unknown}, $gpus GPU(s):" \
+     "$(nvidia-smi --query-gpu=name --format=csv,noheader | sort | uniq -c | xargs)"
+run 60 configure cmake -S . -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=Release \
+    -DCMAKE_CUDA_ARCHITECTURES=90 -DLAYOUT_BUILD_TESTS=ON -DLAYOUT_BUILD_EXAMPLES=OFF \
+    -DLAYOUT_BUILD_BENCHMARKS=ON
+targets=(mpi_gpu_device_migration_test mpi_gpu_device_test mpi_gpu_nccl_device_test
+         device_migrate_bench_gpu migrate_bench_gpu)
+run "${BUILD_LIMIT:-300}" build cmake --build "$BUILD" -j "$(nproc)" --target "${targets[@]}" -- -k 0 ||
+    grep -E "error|FAILED" "$OUT/build.txt" | head -30
+exe() { find "$BUILD" -type f -name "$1" -perm -u+x -print -quit; }
+
+for np in 2 $([[ $gpus -ge 4 ]] && echo 4); do
+    run 150 "device_migration_test_np$np" "${mpi[@]}" "$np" "$(exe mpi_gpu_device_migration_test)"
+    grep -E "PASSED|FAILED|SKIPPED|tests ran" "$OUT/device_migration_test_np$np.txt" | sort | uniq -c
+done
+run 120 device_test "${mpi[@]}" 2 "$(exe mpi_gpu_device_test)"
+grep -E "PASSED|FAILED" "$OUT/device_test.txt" | sort | uniq -c
+run 120 nccl_device_test "${mpi[@]}" 2 "$(exe mpi_gpu_nccl_device_test)"
+grep -E "PASSED|FAILED" "$OUT/nccl_device_test.txt" | sort | uniq -c
+if [[ "${SANITIZE:-1}" != 0 ]]; then
+    run 240 memcheck "${mpi[@]}" 2 compute-sanitizer --tool memcheck --report-api-errors no --error-exitcode 3 \
+        "$(exe mpi_gpu_device_migration_test)" --gtest_filter='*every_layout*:*field*'
+    grep -E "ERROR SUMMARY|PASSED|FAILED" "$OUT/memcheck.txt" | sort | uniq -c
+fi
+for np in 2 $([[ $gpus -ge 4 ]] && echo 4); do
+    run 240 "device_migrate_bench_np${np}_n$N" "${mpi[@]}" "$np" "$(exe device_migrate_bench_gpu)" \
+        --n="$N" --steps=20
+    cat "$OUT/device_migrate_bench_np${np}_n$N.txt"
+done
+echo "== done, status $status"

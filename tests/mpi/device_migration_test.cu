@@ -1,0 +1,289 @@
+// layout::mpi::device_migration_plan under mpirun -np 2 (a GPU per rank where there are two,
+// else both on one): migrations planned on the GPU from device destinations (a device array,
+// or a field of the element), in place, on a non-blocking stream, checked bit for bit against
+// layout::mpi::migration_plan on host containers (which migrate_test checks against the
+// single-rank reference); the staged transport always, NCCL where it is built
+// (LAYOUT_TEST_NCCL) and there is a GPU per rank. Bad input: every rank throws, nothing moves.
+#include "gpu_test.hpp"
+#include "mpi_test_support.hpp"
+
+#include <layout/layout.hpp>
+#include <layout/mpi/device_migration.hpp>
+#include <layout/mpi/mpi.hpp>
+#if defined(LAYOUT_TEST_NCCL)
+#  include <layout/mpi/nccl.hpp>
+
+#  include <memory>
+#endif
+
+#include <gtest/gtest.h>
+#include <mpi.h>
+
+#include <cstdint>
+#include <span>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace {
+
+using mpi_test::Particle;
+namespace lp = layout::policy;
+
+template <class Layout>
+using host = layout::vector<Particle, Layout>;
+template <class Layout>
+using device = layout::vector<Particle, Layout, layout::cuda::device_memory>;
+using device_ints = layout::vector<int, lp::aos, layout::cuda::device_memory>;
+
+#if defined(LAYOUT_TEST_NCCL)
+std::unique_ptr<layout::mpi::nccl_communicator>& nccl_world() {
+    static std::unique_ptr<layout::mpi::nccl_communicator> c;
+    if (!c) c = std::make_unique<layout::mpi::nccl_communicator>(MPI_COMM_WORLD);
+    return c;
+}
+struct nccl_ends_before_finalize : ::testing::Environment {
+    void TearDown() override { nccl_world().reset(); }
+};
+const auto* const nccl_environment =
+    ::testing::AddGlobalTestEnvironment(new nccl_ends_before_finalize);
+#endif
+
+class device_migration : public layout_test::gpu_test {
+protected:
+    void SetUp() override {
+        gpu_test::SetUp();
+        if (IsSkipped()) return;
+        ASSERT_EQ(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), cudaSuccess);
+    }
+    void TearDown() override {
+        if (stream) cudaStreamDestroy(stream);
+        gpu_test::TearDown();
+    }
+
+    /// f(transport, name) for every transport this build and machine have (the same on every
+    /// rank).
+    template <class F>
+    static void for_each_transport(F f) {
+        f(layout::mpi::staged_transport(MPI_COMM_WORLD), "staged");
+#if defined(LAYOUT_TEST_NCCL)
+        int devices = 0;
+        cudaGetDeviceCount(&devices);
+        if (devices >= mpi_test::world_size())
+            f(layout::mpi::nccl_transport(*nccl_world()), "nccl");
+        else if (mpi_test::world_rank() == 0)
+            std::printf("NCCL needs one GPU per rank: %d GPU(s) for %d ranks; staged only\n",
+                        devices, mpi_test::world_size());
+#endif
+    }
+
+    cudaStream_t stream = nullptr;
+};
+
+host<lp::aos> elements(std::uint64_t seed, int rank, std::size_t n) {
+    host<lp::aos> h;
+    for (std::size_t i = 0; i < n; ++i) h.push_back(mpi_test::make(seed, rank, i));
+    return h;
+}
+
+/// Destinations of one step: 4% dropped, the rest to any rank (self included).
+std::vector<int> destinations(int rank, int size, std::size_t n, std::uint64_t seed) {
+    std::vector<int> d;
+    for (std::size_t i = 0; i < n; ++i) {
+        const auto h = mpi_test::hash(seed, static_cast<std::uint64_t>(rank), i);
+        d.push_back(h % 25 == 0 ? -1
+                                : static_cast<int>((h >> 8) % static_cast<std::uint64_t>(size)));
+    }
+    return d;
+}
+
+template <class Layout, class Transport>
+void matches_the_host_plan(Transport transport, cudaStream_t stream, const char* what) {
+    const int rank = mpi_test::world_rank(), size = mpi_test::world_size();
+    const layout::stream_ref s(stream);
+    const auto start = elements(51, rank, 3000 + 700 * static_cast<std::size_t>(rank));
+    host<lp::aos> model = start;
+    device<Layout> c(start, s);
+    layout::mpi::device_migration_plan plan(MPI_COMM_WORLD, std::move(transport), s);
+    for (int step = 0; step < 10; ++step) {
+        const auto d =
+            destinations(rank, size, model.size(), 60 + static_cast<std::uint64_t>(step));
+        layout::mpi::migration_plan host_plan(MPI_COMM_WORLD, d);
+        host_plan.migrate(model);
+        const device_ints dd(layout::aos_vector<int>(d.begin(), d.end()), s);
+        plan.migrate(c, dd);
+        EXPECT_EQ(plan.destination_size(), model.size()) << what << " step " << step;
+        EXPECT_EQ(c.size(), model.size()) << what << " step " << step;
+    }
+    const host<lp::aos> got = c;
+    mpi_test::expect_elements(got, std::vector<Particle>(model.begin(), model.end()), what);
+}
+
+TEST_F(device_migration, matches_the_host_plan_in_every_layout) {
+    for_each_transport([&](auto transport, const char* name) {
+        matches_the_host_plan<lp::aos>(std::move(transport), stream,
+                                       (std::string(name) + " aos").c_str());
+    });
+    for_each_transport([&](auto transport, const char* name) {
+        matches_the_host_plan<lp::soa>(std::move(transport), stream,
+                                       (std::string(name) + " soa").c_str());
+    });
+    for_each_transport([&](auto transport, const char* name) {
+        matches_the_host_plan<lp::aosoa<32>>(std::move(transport), stream,
+                                             (std::string(name) + " aosoa<32>").c_str());
+    });
+}
+
+// The destination as the element's own field (id here), read on the GPU in each layout.
+template <class Layout, class Transport>
+void destination_field(Transport transport, cudaStream_t stream, const char* what) {
+    const int rank = mpi_test::world_rank(), size = mpi_test::world_size();
+    const layout::stream_ref s(stream);
+    auto start = elements(71, rank, 2500);
+    const auto d = destinations(rank, size, start.size(), 72);
+    for (std::size_t i = 0; i < start.size(); ++i) {
+        Particle p = start[i];
+        p.id = d[i];
+        start[i] = p;
+    }
+    host<lp::aos> model = start;
+    layout::mpi::migration_plan(MPI_COMM_WORLD, d).migrate(model);
+    device<Layout> c(start, s);
+    layout::mpi::device_migration_plan plan(MPI_COMM_WORLD, std::move(transport), s);
+    plan.template migrate<&Particle::id>(c);
+    const host<lp::aos> got = c;
+    mpi_test::expect_elements(got, std::vector<Particle>(model.begin(), model.end()), what);
+}
+
+TEST_F(device_migration, takes_the_destination_from_a_field_of_the_element) {
+    for_each_transport([&](auto transport, const char* name) {
+        destination_field<lp::soa>(std::move(transport), stream,
+                                   (std::string(name) + " soa").c_str());
+    });
+    for_each_transport([&](auto transport, const char* name) {
+        destination_field<lp::aosoa<32>>(std::move(transport), stream,
+                                         (std::string(name) + " aosoa<32>").c_str());
+    });
+}
+
+// The same destinations every step (sizes that fit): nothing allocated after the first two.
+TEST_F(device_migration, a_reused_plan_allocates_nothing_once_warm) {
+    const int rank = mpi_test::world_rank(), size = mpi_test::world_size();
+    const layout::stream_ref s(stream);
+    const std::size_t n = 4000;
+    // Every rank sends rank r's i-th element to (r + i) % size: each keeps n.
+    std::vector<int> d(n);
+    for (std::size_t i = 0; i < n; ++i) d[i] = static_cast<int>((rank + i) % std::size_t(size));
+    const device_ints dd(layout::aos_vector<int>(d.begin(), d.end()), s);
+    for_each_transport([&](auto transport, const char* name) {
+        device<lp::soa> c(elements(81, rank, n), s);
+        layout::mpi::device_migration_plan plan(MPI_COMM_WORLD, std::move(transport), s);
+        std::size_t warm = 0;
+        for (int step = 0; step < 6; ++step) {
+            if (step == 2) warm = plan.allocations();
+            plan.migrate(c, dd);
+            ASSERT_EQ(c.size(), n) << name;
+        }
+        EXPECT_EQ(plan.allocations(), warm) << name;
+    });
+}
+
+/// Runs f on every rank; expects every rank to throw, rank `wrong` its own `Own` exception
+/// naming `needle`, the others layout::mpi::error naming rank `wrong`.
+template <class Own, class F>
+void every_rank_throws(F f, int wrong, const std::string& needle) {
+    const int rank = mpi_test::world_rank();
+    bool threw = false;
+    try {
+        f();
+    } catch (const std::exception& e) {
+        threw = true;
+        const auto* agreed = dynamic_cast<const layout::mpi::error*>(&e);
+        if (rank == wrong) {
+            EXPECT_NE(dynamic_cast<const Own*>(&e), nullptr) << e.what();
+            EXPECT_NE(std::string(e.what()).find(needle), std::string::npos) << e.what();
+        } else {
+            ASSERT_NE(agreed, nullptr) << e.what();
+            EXPECT_EQ(agreed->failing_rank(), wrong) << e.what();
+        }
+    }
+    EXPECT_TRUE(threw) << "rank " << rank << " did not throw";
+}
+
+TEST_F(device_migration, bad_input_makes_every_rank_throw_and_moves_nothing) {
+    const int rank = mpi_test::world_rank(), size = mpi_test::world_size();
+    const layout::stream_ref s(stream);
+    const auto start = elements(91, rank, 1500);
+    auto d = destinations(rank, size, start.size(), 92);
+    const int wrong = size - 1;
+    const auto unchanged = [&](const device<lp::soa>& c, const char* what) {
+        const host<lp::aos> back = c;
+        mpi_test::expect_elements(back, std::vector<Particle>(start.begin(), start.end()), what);
+    };
+    for_each_transport([&](auto transport, const char* name) {
+        device<lp::soa> c(start, s);
+        layout::mpi::device_migration_plan plan(MPI_COMM_WORLD, std::move(transport), s);
+        { // a destination out of range on one rank
+            auto bad = d;
+            if (rank == wrong) bad[777] = size + 3;
+            const device_ints dd(layout::aos_vector<int>(bad.begin(), bad.end()), s);
+            every_rank_throws<layout::mpi::error>([&] { plan.migrate(c, dd); }, wrong,
+                                                  "destination of element 777 is " +
+                                                      std::to_string(size + 3));
+            unchanged(c, name);
+        }
+        { // fewer destinations than elements on one rank
+            const device_ints dd(layout::aos_vector<int>(d.begin(), d.end()), s);
+            const std::span<const int> shorter(dd.data(), rank == wrong ? d.size() - 1 : d.size());
+            every_rank_throws<layout::mpi::error>([&] { plan.migrate(c, shorter); }, wrong,
+                                                  std::to_string(d.size() - 1) + " destinations");
+            unchanged(c, name);
+        }
+        { // a container on another stream than the plan's: that rank's invalid_argument
+            device<lp::soa> other(start, layout::stream_ref{});
+            const device_ints dd(layout::aos_vector<int>(d.begin(), d.end()), s);
+            every_rank_throws<std::invalid_argument>(
+                [&] {
+                    if (rank == wrong)
+                        plan.migrate(other, dd);
+                    else
+                        plan.migrate(c, dd);
+                },
+                wrong, "another stream");
+            unchanged(c, name);
+        }
+        { // and after all that, the plan still works
+            const device_ints dd(layout::aos_vector<int>(d.begin(), d.end()), s);
+            host<lp::aos> model = start;
+            layout::mpi::migration_plan(MPI_COMM_WORLD, d).migrate(model);
+            plan.migrate(c, dd);
+            const host<lp::aos> got = c;
+            mpi_test::expect_elements(got, std::vector<Particle>(model.begin(), model.end()), name);
+        }
+    });
+}
+
+TEST_F(device_migration, ranks_running_different_plans_all_throw) {
+    const int rank = mpi_test::world_rank(), size = mpi_test::world_size();
+    if (size < 2) GTEST_SKIP() << "needs two ranks";
+    const layout::stream_ref s(stream);
+    const auto start = elements(95, rank, 1000);
+    const auto d = destinations(rank, size, start.size(), 96);
+    const device_ints dd(layout::aos_vector<int>(d.begin(), d.end()), s);
+    device<lp::aos> c(start, s);
+    layout::mpi::device_migration_plan a(MPI_COMM_WORLD,
+                                         layout::mpi::staged_transport(MPI_COMM_WORLD), s);
+    layout::mpi::device_migration_plan b(MPI_COMM_WORLD,
+                                         layout::mpi::staged_transport(MPI_COMM_WORLD), s);
+    try {
+        (rank == 0 ? a : b).migrate(c, dd);
+        ADD_FAILURE() << "rank " << rank << " did not throw";
+    } catch (const layout::mpi::error& e) {
+        EXPECT_NE(std::string(e.what()).find("mismatched plans"), std::string::npos) << e.what();
+    }
+    const host<lp::aos> back = c;
+    mpi_test::expect_elements(back, std::vector<Particle>(start.begin(), start.end()),
+                              "after mismatched plans");
+}
+
+} // namespace
