@@ -82,6 +82,10 @@ struct host_backend {
     static array<T> to_device(const std::vector<T>& h) {
         return h;
     }
+    template <class Atoms, class Host>
+    static Atoms atoms_from(const Host& h) {
+        return Atoms(h);
+    }
 
     /// f(v, i) for every i: layout::for_each_index on one thread, or on `threads` OpenMP
     /// threads (exec::parallel uses omp_get_max_threads(), so that is set first) once there
@@ -133,9 +137,10 @@ struct host_backend {
     }
 
     /// Sorts the atoms by cell (a stable counting sort that moves every field); returns where
-    /// each cell starts. The keys come back sorted: key[i] is then the cell of atom i.
+    /// each cell starts. The keys come back sorted: key[i] is then the cell of atom i. In place:
+    /// the spare container is not used.
     template <class Atoms>
-    static array<index_t> bin(array<index_t>& keys, std::size_t cells, Atoms& a) {
+    static array<index_t> bin(array<index_t>& keys, std::size_t cells, Atoms& a, Atoms&) {
         return layout::bin_by_key<index_t>(keys, cells, a).offsets;
     }
 

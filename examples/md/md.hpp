@@ -96,6 +96,8 @@ struct options {
     bool timing = true;       // the timing breakdown after the run
     bool compare_raw = false; // GPU: time the library force kernel against a hand-written one
     int raw_reps = 50;
+    bool graph = false;    // GPU: the steps between rebuilds and thermo replayed as CUDA graphs
+    int graph_compare = 0; // GPU: runs without and with graphs this many times each, compared
 };
 
 inline const char* usage =
@@ -103,7 +105,7 @@ inline const char* usage =
     "          [--cutoff 2.5] [--skin 0.3] [--dt 0.005] [--steps 100] [--thermo 50] [--every 20]\n"
     "          [--layout aos|soa|aosoa32|split] [--device cpu|gpu] [--precision double|float]\n"
     "          [--neighbor half|full] [--digits 8] [--threads 1] [--no-timing]\n"
-    "          [--compare-raw [REPS]]\n";
+    "          [--compare-raw [REPS]] [--graph] [--graph-compare [REPS]]\n";
 
 namespace detail {
 
@@ -207,6 +209,14 @@ inline options parse_options(int argc, char** argv) {
             if (a + 1 < argc && argv[a + 1][0] != '-')
                 o.raw_reps =
                     static_cast<int>(detail::to_long(value("repetitions"), "--compare-raw"));
+        } else if (opt == "--graph") {
+            o.graph = true;
+        } else if (opt == "--graph-compare") {
+            o.graph_compare = 3;
+            if (a + 1 < argc && argv[a + 1][0] != '-')
+                o.graph_compare =
+                    static_cast<int>(detail::to_long(value("repetitions"), "--graph-compare"));
+            if (o.graph_compare < 1) throw input_error("--graph-compare: at least 1 repetition");
         } else if (opt == "--help" || opt == "-h") {
             std::fputs(usage, stdout);
             std::exit(0);
@@ -226,6 +236,9 @@ inline options parse_options(int argc, char** argv) {
         o.threads = 1;
     }
 #endif
+    if ((o.graph || o.graph_compare) && o.device != "gpu")
+        throw input_error(std::string(o.graph ? "--graph" : "--graph-compare") +
+                          ": CUDA graphs are for --device gpu (md_gpu)");
     if (o.device == "gpu" && o.neighbor == "half")
         throw input_error("--neighbor half: the GPU runs a full list (no atomic updates of f[j])");
     return o;

@@ -4,9 +4,17 @@
 /// layout::cuda containers, layout::cuda::for_each_index, layout::cuda::bin_by_key, a full list).
 ///
 /// A backend provides: atoms<T, Layout> (a container), array<T> (a buffer of scalars), ptr(a),
-/// zeros(a, n), to_device(vector), for_each(view, f), half_forces(view, lj_half) (host only:
-/// iterations that write other atoms), bin(keys, cells, atoms) -> offsets, sum(a, n),
-/// max(a, n), sync(), and the constants half_list, interleaved_list and cells_per_reach.
+/// zeros(a, n), to_device(vector), atoms_from<Atoms>(host container), for_each(view, f),
+/// half_forces(view, lj_half) (host only: iterations that write other atoms), bin(keys, cells,
+/// atoms, spare) -> offsets (spare: a second container the backend may reorder into and swap
+/// with), sum(a, n), max(a, n), sync(), and the constants half_list, interleaved_list and
+/// cells_per_reach.
+///
+/// A backend with `graphs` (the GPU's) also has replay(key, steps, record): with --graph, the
+/// steps that need no host wait (no rebuild, whose capacity check reads a count back, and no
+/// thermo, which reads sums back) run as one CUDA graph per run of such steps between two that
+/// do, recorded once by record() and replayed while the kernels' arguments (the key) are the
+/// same. The kernels and their order are the direct run's, so the thermo is too, bit for bit.
 ///
 /// Checkpoint and restart (host_backend.hpp, with HDF5) go through two hooks that any backend
 /// has: after_step (called at the end of every step: writes the atoms) and start_at (run()
@@ -19,10 +27,12 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstdint>
 #include <cstdio>
 #include <functional>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -35,6 +45,7 @@ struct timings {
     double sort = 0;      // wrap, cell keys, bin_by_key (atoms reordered by cell)
     double integrate = 0; // the two halves of velocity Verlet
     double other = 0;     // thermo sums and output
+    double graph = 0;     // --graph: the steps replayed as CUDA graphs (forces and integration)
     double total = 0;
     long builds = 0;
 };
@@ -58,7 +69,8 @@ public:
                               a.type,
                               a.id};
         }
-        atoms_ = atoms_t(layout::aos_vector<atom_t>(start.begin(), start.end()));
+        atoms_ = backend_.template atoms_from<atoms_t>(
+            layout::aos_vector<atom_t>(start.begin(), start.end()));
 
         std::vector<Real> mass, dtf;
         for (double m : s.mass) {
@@ -114,30 +126,44 @@ public:
         // the order of the atoms and so the forces are those of that run, bit for bit.
         reneighbor();
         force(true);
-        print_thermo_header();
+        if (print) print_thermo_header();
         out.push_back(measure(first_step_));
-        print_thermo(out.back(), opt_.digits);
+        if (print) print_thermo(out.back(), opt_.digits);
         std::fflush(stdout);
         t_ = timings{};
         const long last = first_step_ + opt_.steps;
         const auto start = clock::now();
-        for (long step = first_step_ + 1; step <= last; ++step) {
+        for (long step = first_step_ + 1; step <= last;) {
+            if constexpr (graphs) {
+                // after_step runs host code between steps (a checkpoint): no graph then.
+                const long plain = opt_.graph && !after_step ? plain_steps(step, last) : 0;
+                if (plain > 0) {
+                    timed(t_.graph, [&] {
+                        backend_.replay(graph_key(plain), plain, [&] {
+                            for (long k = 0; k < plain; ++k) plain_step();
+                        });
+                    });
+                    step += plain;
+                    continue;
+                }
+            }
             timed(t_.integrate, [&] {
                 backend_.for_each(atoms_.view(),
                                   initial_integrate<Real>{backend_.ptr(dtf_), Real(opt_.dt)});
             });
             if (step % opt_.every == 0) reneighbor();
-            const bool thermo_step = step % opt_.thermo == 0 || step == last;
+            const bool thermo_step = is_thermo_step(step, last);
             force(thermo_step);
             timed(t_.integrate, [&] {
                 backend_.for_each(atoms_.view(), final_integrate<Real>{backend_.ptr(dtf_)});
             });
             if (thermo_step) {
                 out.push_back(measure(step));
-                print_thermo(out.back(), opt_.digits);
+                if (print) print_thermo(out.back(), opt_.digits);
                 std::fflush(stdout);
             }
             if (after_step) timed(t_.other, [&] { after_step(step); });
+            ++step;
         }
         backend_.sync();
         t_.total = seconds(clock::now() - start);
@@ -160,10 +186,14 @@ public:
                 {"Neighbor", t_.neighbor},
                 {"Sort", t_.sort},
                 {"Integrate", t_.integrate},
-                {"Other", t_.total - t_.force - t_.neighbor - t_.sort - t_.integrate}};
+                {"Graph", t_.graph},
+                {"Other", t_.total - t_.force - t_.neighbor - t_.sort - t_.integrate - t_.graph}};
             for (const auto& [name, time] : rows)
-                std::printf("%-9s | %10.6f | %6.2f\n", name, time, 100.0 * time / t_.total);
+                if (std::string_view(name) != "Graph" || opt_.graph)
+                    std::printf("%-9s | %10.6f | %6.2f\n", name, time, 100.0 * time / t_.total);
         }
+        if constexpr (graphs)
+            if (opt_.graph) backend_.report_graphs(opt_.steps);
         std::printf("Neighbor list builds = %ld, neighbors stored per atom <= %zu\n", t_.builds,
                     capacity_);
         if (th.size() >= 2) {
@@ -180,6 +210,9 @@ public:
     /// checkpoint writer: the atoms are those of the end of the step); none by default. On the
     /// GPU it runs after the step's kernels were queued: it syncs or copies on the stream.
     std::function<void(long step)> after_step;
+
+    /// Whether run() prints the thermo (--graph-compare's repeated runs do not).
+    bool print = true;
 
     /// Makes run() continue from step `step` (a restart): the caller has put the atoms of that
     /// step into atoms() (as many as the start had); run() wraps, sorts and rebuilds the lists,
@@ -204,6 +237,52 @@ public:
 
 private:
     using clock = std::chrono::steady_clock;
+    static constexpr bool graphs = requires { Backend::graphs; };
+    /// The most steps one graph holds: a run of steps between rebuilds longer than this (a
+    /// large --every) replays the same graph several times rather than growing it.
+    static constexpr long max_graph_steps = 64;
+
+    bool is_thermo_step(long step, long last) const {
+        return step % opt_.thermo == 0 || step == last;
+    }
+
+    /// How many steps from `step` on need no host wait: no rebuild, no thermo (at most
+    /// max_graph_steps).
+    long plain_steps(long step, long last) const {
+        long k = 0;
+        while (k < max_graph_steps && step + k <= last && (step + k) % opt_.every != 0 &&
+               !is_thermo_step(step + k, last))
+            ++k;
+        return k;
+    }
+
+    /// One step without a rebuild or thermo, and without a wait: what a graph records.
+    void plain_step() {
+        backend_.for_each(atoms_.view(),
+                          initial_integrate<Real>{backend_.ptr(dtf_), Real(opt_.dt)});
+        force_kernels(false);
+        backend_.for_each(atoms_.view(), final_integrate<Real>{backend_.ptr(dtf_)});
+    }
+
+    /// Everything plain_step's kernels take that can change between replays: the atoms'
+    /// blocks (a rebuild reorders them into the spare container and swaps), the lists' blocks
+    /// and capacity (a rebuild may grow them), and the step count. The rest (box, cutoff, dt,
+    /// the masses' block) is fixed for the run.
+    std::vector<std::uintptr_t> graph_key(long steps) {
+        std::vector<std::uintptr_t> key{static_cast<std::uintptr_t>(steps)};
+        atoms_.view().storage().split([&](auto*... p) {
+            (key.push_back(reinterpret_cast<std::uintptr_t>(p)), ...);
+            return 0;
+        });
+        const neighbor_list l = list();
+        for (const void* p :
+             {static_cast<const void*>(l.neigh), static_cast<const void*>(l.count),
+              static_cast<const void*>(l.plain), static_cast<const void*>(backend_.ptr(dtf_))})
+            key.push_back(reinterpret_cast<std::uintptr_t>(p));
+        key.push_back(capacity_);
+        return key;
+    }
+
     static double seconds(clock::duration d) { return std::chrono::duration<double>(d).count(); }
 
     /// Runs f and adds its time to `into`. On the GPU that takes a synchronization after each
@@ -229,7 +308,7 @@ private:
         timed(t_.sort, [&] {
             backend_.for_each(atoms_.view(), wrap_positions<Real>{box_});
             backend_.for_each(atoms_.view(), compute_cells<Real>{grid_, backend_.ptr(keys_)});
-            offsets_ = backend_.bin(keys_, cells_, atoms_);
+            offsets_ = backend_.bin(keys_, cells_, atoms_, spare_);
         });
         timed(t_.neighbor, [&] {
             for (;;) {
@@ -249,25 +328,27 @@ private:
     }
 
     void force(bool energy) {
-        timed(t_.force, [&] {
-            if constexpr (Backend::half_list) {
-                if (energy)
-                    backend_.half_forces(atoms_.view(),
-                                         lj_half<Real, true>{list(), box_, cut_sq_,
-                                                             backend_.ptr(e_), backend_.ptr(w_)});
-                else
-                    backend_.half_forces(atoms_.view(), lj_half<Real, false>{list(), box_, cut_sq_,
-                                                                             nullptr, nullptr});
-            } else {
-                if (energy)
-                    backend_.for_each(atoms_.view(),
-                                      lj_full<Real, true>{list(), box_, cut_sq_, backend_.ptr(e_),
-                                                          backend_.ptr(w_)});
-                else
-                    backend_.for_each(atoms_.view(), lj_full<Real, false>{list(), box_, cut_sq_,
-                                                                          nullptr, nullptr});
-            }
-        });
+        timed(t_.force, [&] { force_kernels(energy); });
+    }
+
+    void force_kernels(bool energy) {
+        if constexpr (Backend::half_list) {
+            if (energy)
+                backend_.half_forces(
+                    atoms_.view(),
+                    lj_half<Real, true>{list(), box_, cut_sq_, backend_.ptr(e_), backend_.ptr(w_)});
+            else
+                backend_.half_forces(atoms_.view(),
+                                     lj_half<Real, false>{list(), box_, cut_sq_, nullptr, nullptr});
+        } else {
+            if (energy)
+                backend_.for_each(
+                    atoms_.view(),
+                    lj_full<Real, true>{list(), box_, cut_sq_, backend_.ptr(e_), backend_.ptr(w_)});
+            else
+                backend_.for_each(atoms_.view(),
+                                  lj_full<Real, false>{list(), box_, cut_sq_, nullptr, nullptr});
+        }
     }
 
     thermo measure(long step) {
@@ -286,6 +367,7 @@ private:
     std::size_t n_;
     double volume_;
     atoms_t atoms_;
+    atoms_t spare_; // the backend's second block for reordering (empty where it sorts in place)
     array<Real> mass_, dtf_;
     array<index_t> keys_, offsets_, count_, plain_, neigh_;
     array<double> e_, w_, ke_;
