@@ -1,25 +1,26 @@
 #!/usr/bin/env bash
 # One round on a machine with several GPUs of one host (the device tool's nvidia-h100-x2 or -x4
-# kinds), inside one 10-minute call: build the MPI GPU tests and the migration benchmarks, run
-# the tests with a rank per GPU (staged and NCCL), compute-sanitizer memcheck over the device
-# migration test, then the device-planned migration benchmark and the host-planned one.
+# kinds), inside one 10-minute call: build the MPI GPU tests and benchmarks, run the tests with a
+# rank per GPU (staged and NCCL), compute-sanitizer memcheck over the device-planned plans' tests,
+# then the device-planned migration and halo benchmark (ALSO_ENV=NAME: once more with NAME=1).
 #   OUT=/some/dir REV=$(git rev-parse --short HEAD) N=4000000 bash scripts/device_mpi_round.sh
-# Files in $OUT: log.txt and one .txt per step. Every mpirun runs under `timeout -s KILL` and with
-# NCCL_NVLS_ENABLE=0 (NVLink multicast off on shared machines).
+# Files in $OUT: log.txt and steps.tgz (one .txt per step). Every mpirun runs under
+# `timeout -s KILL` and with NCCL_NVLS_ENABLE=0 (NVLink multicast off on shared machines).
 set -uo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 OUT="${OUT:-$PWD/out}"
 BUILD="${BUILD:-/tmp/build-mpi}"
 N="${N:-4000000}"
-mkdir -p "$OUT" "$BUILD"
-exec > >(tee -a "$OUT/log.txt") 2>&1
+STEPS=/tmp/device-mpi-steps
+mkdir -p "$OUT" "$BUILD" "$STEPS"
+exec > >(tee -a "$STEPS/log.txt") 2>&1
 export NCCL_NVLS_ENABLE=0
 gpus=$(nvidia-smi -L | wc -l)
 status=0
-run() { # run LIMIT NAME COMMAND...: a step with a time limit; its output goes to $OUT/NAME.txt
+run() { # run LIMIT NAME COMMAND...: a step with a time limit; its output goes to $STEPS/NAME.txt
     local limit=$1 name=$2; shift 2
     local start=$SECONDS
-    timeout -s KILL "$limit" "$@" > "$OUT/$name.txt" 2>&1
+    timeout -s KILL "$limit" "$@" > "$STEPS/$name.txt" 2>&1
     local rc=$?
     echo "[$name] rc=$rc $((SECONDS - start))s"
     [[ $rc -ne 0 ]] && status=1
@@ -32,28 +33,38 @@ echo "== $(date -u +%Y-%m-%dT%H:%M:%SZ) commit ${REV:-unknown}, $gpus GPU(s):" \
 run 60 configure cmake -S . -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=Release \
     -DCMAKE_CUDA_ARCHITECTURES=90 -DLAYOUT_BUILD_TESTS=ON -DLAYOUT_BUILD_EXAMPLES=OFF \
     -DLAYOUT_BUILD_BENCHMARKS=ON
-targets=(mpi_gpu_device_migration_test mpi_gpu_device_test mpi_gpu_nccl_device_test
+targets=(mpi_gpu_device_migration_test mpi_gpu_device_halo_test mpi_gpu_device_test mpi_gpu_nccl_device_test
          device_migrate_bench_gpu migrate_bench_gpu)
 run "${BUILD_LIMIT:-300}" build cmake --build "$BUILD" -j "$(nproc)" --target "${targets[@]}" -- -k 0 ||
-    grep -E "error|FAILED" "$OUT/build.txt" | head -30
+    grep -E "error|FAILED" "$STEPS/build.txt" | head -30
 exe() { find "$BUILD" -type f -name "$1" -perm -u+x -print -quit; }
 
 for np in 2 $([[ $gpus -ge 4 ]] && echo 4); do
-    run 150 "device_migration_test_np$np" "${mpi[@]}" "$np" "$(exe mpi_gpu_device_migration_test)"
-    grep -E "PASSED|FAILED|SKIPPED|tests ran" "$OUT/device_migration_test_np$np.txt" | sort | uniq -c
+    for t in device_migration_test device_halo_test; do
+        run 150 "${t}_np$np" "${mpi[@]}" "$np" "$(exe mpi_gpu_$t)"
+        grep -E "PASSED|FAILED|SKIPPED|tests ran" "$STEPS/${t}_np$np.txt" | sort | uniq -c
+    done
 done
 run 120 device_test "${mpi[@]}" 2 "$(exe mpi_gpu_device_test)"
-grep -E "PASSED|FAILED" "$OUT/device_test.txt" | sort | uniq -c
+grep -E "PASSED|FAILED" "$STEPS/device_test.txt" | sort | uniq -c
 run 120 nccl_device_test "${mpi[@]}" 2 "$(exe mpi_gpu_nccl_device_test)"
-grep -E "PASSED|FAILED" "$OUT/nccl_device_test.txt" | sort | uniq -c
+grep -E "PASSED|FAILED" "$STEPS/nccl_device_test.txt" | sort | uniq -c
 if [[ "${SANITIZE:-1}" != 0 ]]; then
-    run 240 memcheck "${mpi[@]}" 2 compute-sanitizer --tool memcheck --report-api-errors no --error-exitcode 3 \
-        "$(exe mpi_gpu_device_migration_test)" --gtest_filter='*every_layout*:*field*'
-    grep -E "ERROR SUMMARY|PASSED|FAILED" "$OUT/memcheck.txt" | sort | uniq -c
+    for t in device_migration_test device_halo_test; do
+        run 240 "memcheck_$t" "${mpi[@]}" 2 compute-sanitizer --tool memcheck --report-api-errors no \
+            --error-exitcode 3 "$(exe mpi_gpu_$t)" --gtest_filter='*every_layout*:*field*'
+        grep -E "ERROR SUMMARY|PASSED|FAILED" "$STEPS/memcheck_$t.txt" | sort | uniq -c
+    done
 fi
 for np in 2 $([[ $gpus -ge 4 ]] && echo 4); do
     run 240 "device_migrate_bench_np${np}_n$N" "${mpi[@]}" "$np" "$(exe device_migrate_bench_gpu)" \
         --n="$N" --steps=20
-    cat "$OUT/device_migrate_bench_np${np}_n$N.txt"
+    cat "$STEPS/device_migrate_bench_np${np}_n$N.txt"
+    if [[ -n "${ALSO_ENV:-}" ]]; then # the same run with one more variable set (an experiment)
+        run 240 "device_migrate_bench_np${np}_n${N}_$ALSO_ENV" env "$ALSO_ENV=1" "${mpi[@]}" "$np" \
+            -x "$ALSO_ENV" "$(exe device_migrate_bench_gpu)" --n="$N" --steps=20
+        cat "$STEPS/device_migrate_bench_np${np}_n${N}_$ALSO_ENV.txt"
+    fi
 done
+tar czf "$OUT/steps.tgz" -C "$STEPS" .
 echo "== done, status $status"

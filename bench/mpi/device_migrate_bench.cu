@@ -14,10 +14,15 @@
 //   layout <L> (staged) the same plan through pinned host buffers and MPI
 //   host-planned soa (nccl)  layout::mpi::migration_plan (destinations on the host, the plan
 //                      uploaded per update), the path before the device plan
+// and halo gathers: each rank exports `fraction` of its N particles (spread evenly over the other
+// ranks) as ghosts and refreshes them every step (only the gather timed):
+//   nccl alone          the gather's messages (the same bytes per peer) as one grouped exchange
+//   halo <L> <fields>   layout::mpi::device_halo_plan<nccl_transport>::gather<S>(c)
 //
 //     mpirun -np 2 ./device_migrate_bench_gpu --n=4000000 --steps=20   (NCCL_NVLS_ENABLE=0)
 #include "migrate_bench.hpp"
 
+#include <layout/mpi/device_halo.hpp>
 #include <layout/mpi/device_migration.hpp>
 #include <layout/mpi/nccl.hpp>
 
@@ -51,6 +56,7 @@ struct world {
     int rank = 0, size = 1;
     cudaStream_t stream = nullptr;
     ncclComm_t nccl = nullptr;
+    const layout::mpi::nccl_communicator* layout_nccl = nullptr;
 };
 
 /// The slowest rank's seconds of each step: barrier, step(k), wait for the stream.
@@ -252,6 +258,80 @@ std::vector<double> host_planned(const world& w, const options& o,
     });
 }
 
+/// The halo's exports: fraction * n owned particles, spread over the other ranks.
+struct ghost_list {
+    std::vector<std::uint32_t> index;
+    std::vector<int> rank;
+};
+ghost_list halo_exports(const world& w, const options& o) {
+    ghost_list g;
+    const auto exports = static_cast<std::size_t>(o.fraction * static_cast<double>(o.n));
+    for (std::size_t k = 0; k < exports; ++k) {
+        g.index.push_back(static_cast<std::uint32_t>((k * 7919) % o.n));
+        g.rank.push_back(
+            w.size == 1 ? 0
+                        : (w.rank + 1 + static_cast<int>(k % std::size_t(w.size - 1))) % w.size);
+    }
+    return g;
+}
+
+/// Seconds per gather of S through a device_halo_plan; bytes: the messages' bytes per peer.
+template <class S, class C>
+std::vector<double> halo(const world& w, const options& o, const ghost_list& g,
+                         std::vector<std::size_t>& bytes) {
+    const layout::stream_ref s(w.stream);
+    const auto init = initial(o.n, w.rank);
+    C c(layout::aos_vector<Particle>(init.begin(), init.end()), s);
+    std::uint32_t* index = nullptr;
+    int* rank = nullptr;
+    check(cudaMalloc(&index, g.index.size() * sizeof(std::uint32_t)), "cudaMalloc");
+    check(cudaMalloc(&rank, g.rank.size() * sizeof(int)), "cudaMalloc");
+    check(cudaMemcpy(index, g.index.data(), g.index.size() * sizeof(std::uint32_t),
+                     cudaMemcpyHostToDevice),
+          "exports");
+    check(cudaMemcpy(rank, g.rank.data(), g.rank.size() * sizeof(int), cudaMemcpyHostToDevice),
+          "exports");
+    layout::mpi::device_halo_plan plan(MPI_COMM_WORLD, layout::mpi::nccl_transport(*w.layout_nccl),
+                                       s);
+    plan.update(o.n, std::span<const std::uint32_t>(index, g.index.size()),
+                std::span<const int>(rank, g.rank.size()));
+    bytes.assign(static_cast<std::size_t>(w.size), 0);
+    for (std::size_t k = 0; k < g.rank.size(); ++k)
+        bytes[static_cast<std::size_t>(g.rank[k])] +=
+            layout::mpi::wire_bytes_per_element_v<Particle, S>;
+    for (auto& b : bytes) b = (b + 15) / 16 * 16; // messages are padded to 16 bytes
+    auto times = time_steps(w, o, [&](int) { plan.template gather<S>(c); });
+    cudaFree(index);
+    cudaFree(rank);
+    return times;
+}
+
+/// The same bytes per peer as one grouped NCCL exchange (each peer sends back as much).
+std::vector<double> nccl_bytes(const world& w, const options& o,
+                               const std::vector<std::size_t>& bytes) {
+    std::size_t total = 0;
+    for (std::size_t b : bytes) total += b;
+    std::byte *send = nullptr, *recv = nullptr;
+    check(cudaMalloc(&send, total + 16), "cudaMalloc");
+    check(cudaMalloc(&recv, total + 16), "cudaMalloc");
+    auto times = time_steps(w, o, [&](int) {
+        check(ncclGroupStart(), "ncclGroupStart");
+        std::size_t at = 0;
+        for (std::size_t r = 0; r < bytes.size(); ++r) {
+            if (static_cast<int>(r) == w.rank || bytes[r] == 0) continue;
+            check(ncclRecv(recv + at, bytes[r], ncclUint8, static_cast<int>(r), w.nccl, w.stream),
+                  "ncclRecv");
+            check(ncclSend(send + at, bytes[r], ncclUint8, static_cast<int>(r), w.nccl, w.stream),
+                  "ncclSend");
+            at += bytes[r];
+        }
+        check(ncclGroupEnd(), "ncclGroupEnd");
+    });
+    cudaFree(send);
+    cudaFree(recv);
+    return times;
+}
+
 bool all_ranks(bool ok) {
     int v = ok ? 1 : 0;
     MPI_Allreduce(MPI_IN_PLACE, &v, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
@@ -283,6 +363,7 @@ int main(int argc, char** argv) {
     const options o = parse(argc, argv);
     auto nccl = std::make_unique<layout::mpi::nccl_communicator>(MPI_COMM_WORLD);
     w.nccl = nccl->get();
+    w.layout_nccl = nccl.get();
 
     std::vector<std::vector<int>> steps;
     for (std::uint64_t s = 0; s < 4; ++s)
@@ -342,6 +423,43 @@ int main(int argc, char** argv) {
                         r.name.c_str(), r.seconds * 1e3, r.seconds / hand,
                         r.correct ? "same particles as hand-written" : "DIFFERENT PARTICLES",
                         r.allocations);
+    }
+    // Halo gathers: each row against NCCL moving the same bytes per peer in the same run.
+    const ghost_list g = halo_exports(w, o);
+    using xyz = layout::mpi::fields<&Particle::x, &Particle::y, &Particle::z>;
+    struct halo_row {
+        std::string name;
+        double seconds, wire;
+        std::size_t bytes;
+    };
+    std::vector<halo_row> halo_rows;
+    auto halo_pair = [&](const char* name, auto tag, auto fields) {
+        using C = typename decltype(tag)::type;
+        using S = decltype(fields);
+        std::vector<std::size_t> bytes;
+        const double t = median_of_max(halo<S, C>(w, o, g, bytes));
+        const double wire = median_of_max(nccl_bytes(w, o, bytes));
+        std::size_t sent = 0;
+        for (std::size_t b : bytes) sent += b;
+        halo_rows.push_back({name, t, wire, sent});
+    };
+    halo_pair("halo aos, all fields", std::type_identity<layout::cuda::aos_vector<Particle>>{},
+              layout::mpi::all_fields{});
+    halo_pair("halo soa, all fields", std::type_identity<layout::cuda::soa_vector<Particle>>{},
+              layout::mpi::all_fields{});
+    halo_pair("halo aosoa32, all fields", std::type_identity<layout::cuda::aosoa<Particle, 32>>{},
+              layout::mpi::all_fields{});
+    halo_pair("halo soa, x y z", std::type_identity<layout::cuda::soa_vector<Particle>>{}, xyz{});
+    if (w.rank == 0) {
+        std::printf(
+            "\nhalo gather: %zu ghosts sent per rank per step, against NCCL moving the same "
+            "bytes per peer\n",
+            g.index.size());
+        for (const auto& r : halo_rows)
+            std::printf("%-28s %9.3f ms/gather  nccl alone %8.3f ms  %6.1f%% of NCCL  %7.1f GB/s "
+                        "sent per rank\n",
+                        r.name.c_str(), r.seconds * 1e3, r.wire * 1e3, 100.0 * r.wire / r.seconds,
+                        static_cast<double>(r.bytes) / r.seconds / 1e9);
     }
     for (int* d : dest_device) cudaFree(d);
     nccl.reset();

@@ -1,0 +1,506 @@
+/// \file mpi/detail/device_exchange.hpp
+/// What the device-planned plans (device_migration.hpp, device_halo.hpp) share: the kernels that
+/// classify and count destinations, pack messages and write elements in place, and
+/// device_exchange, which holds a plan's state and runs its steps:
+///
+///     sort_by_bucket(n, dest)     kernel: bucket and count per rank; CUB: stable sort by bucket;
+///                                 the counts read back (the one host wait)
+///     agree_counts(...)           one MPI_Allreduce: the agreement, each rank's room and the
+///                                 count matrix (row s: what rank s sends to each rank)
+///     lay_out<T, S>(base)         the messages (one per peer, rank order, 16-byte padded) and
+///                                 the pieces: what each kernel thread reads and writes
+///     move<T, S>(dst, src, order) pack, transport, the elements that stay (on a forked stream,
+///                                 while the messages travel), the arrivals
+///
+/// The order (element positions grouped by destination rank, in source order) comes from the
+/// sort for a migration, or from the ghost list for a halo.
+#pragma once
+
+#if !defined(__CUDACC__)
+#  error "layout/mpi/detail/device_exchange.hpp needs a CUDA compiler (nvcc)"
+#endif
+
+#include "../../config.hpp"
+#include "../../cuda/error.hpp"
+#include "../../cuda/memory.hpp"
+#include "../../cuda/workspace.hpp"
+#include "../../extension.hpp"
+#include "../../memory_resource.hpp"
+#include "../../view.hpp"
+#include "../device_transport.hpp"
+#include "../error.hpp"
+#include "../fields.hpp"
+#include "agreement.hpp"
+#include "pattern.hpp"
+
+#include <cub/device/device_radix_sort.cuh>
+#include <cuda_runtime.h>
+#include <mpi.h>
+
+#include <algorithm>
+#include <bit>
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <string>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+namespace layout::mpi::detail {
+
+/// The destinations as a device array.
+struct destination_array {
+    const int* d;
+    __device__ long long operator()(std::size_t i) const { return d[i]; }
+};
+/// The destinations as leaf Leaf of the container's elements.
+template <std::size_t Leaf, class V>
+struct destination_leaf {
+    V v;
+    __device__ long long operator()(std::size_t i) const {
+        return static_cast<long long>(v.storage().at(i).template leaf<Leaf>());
+    }
+};
+
+/// bucket[i]: the destination rank, `ranks` for -1 (dropped), ranks + 1 out of range; index[i] =
+/// i; counts[b] += the elements of bucket b (a histogram per block in shared memory, lanes of
+/// a warp with the same bucket adding once, then one global add per bucket and block, where
+/// the buckets fit in shared memory); *first_bad: the complement of (index << 32 | destination)
+/// of the first element out of range (a maximum of complements is the smallest index).
+template <class Destinations>
+__global__ void classify_kernel(Destinations dest, std::uint32_t n, int ranks,
+                                std::uint32_t* LAYOUT_RESTRICT bucket,
+                                std::uint32_t* LAYOUT_RESTRICT index,
+                                unsigned long long* LAYOUT_RESTRICT counts,
+                                unsigned long long* LAYOUT_RESTRICT first_bad, bool shared_counts) {
+    extern __shared__ unsigned block_counts[];
+    const unsigned buckets = static_cast<unsigned>(ranks) + 2;
+    if (shared_counts) {
+        for (unsigned b = threadIdx.x; b < buckets; b += blockDim.x) block_counts[b] = 0;
+        __syncthreads();
+    }
+    const std::uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) {
+        const long long d = dest(i);
+        const unsigned b = d >= 0 && d < ranks ? static_cast<unsigned>(d)
+                                               : static_cast<unsigned>(d == -1 ? ranks : ranks + 1);
+        bucket[i] = b;
+        index[i] = i;
+        if (b == buckets - 1)
+            atomicMax(first_bad, ~(static_cast<unsigned long long>(i) << 32 |
+                                   static_cast<std::uint32_t>(static_cast<std::int32_t>(d))));
+        if (shared_counts) {
+            const unsigned same = __match_any_sync(__activemask(), b);
+            if (static_cast<unsigned>(__ffs(same) - 1) == (threadIdx.x & 31u))
+                atomicAdd(&block_counts[b], static_cast<unsigned>(__popc(same)));
+        } else {
+            atomicAdd(&counts[b], 1ull);
+        }
+    }
+    if (shared_counts) {
+        __syncthreads();
+        for (unsigned b = threadIdx.x; b < buckets; b += blockDim.x)
+            if (block_counts[b] != 0) atomicAdd(&counts[b], block_counts[b]);
+    }
+}
+
+/// A run of elements for the pack or assemble kernel: `count` elements that come from positions
+/// [from, from + count) of the sorted order (the old block), or, where message is set, from
+/// elements 0.. of that message; assemble writes them at [first, first + count) of the new
+/// block, pack into the message at out.
+struct piece {
+    std::uint64_t first, count, from;
+    const std::byte* message;
+    std::byte* out;
+    std::uint64_t thread; // the launch's threads before this piece's
+};
+
+/// Up to `capacity` pieces, passed by value as a kernel parameter (no table to copy to the
+/// device first); more pieces take more launches.
+struct pieces {
+    static constexpr unsigned capacity = 32;
+    piece p[capacity];
+    unsigned count;
+    std::uint64_t threads;
+
+    /// The piece of thread t: the last piece whose first thread is <= t.
+    __device__ const piece& of(std::uint64_t t) const {
+        unsigned lo = 0, hi = count;
+        while (hi - lo > 1) {
+            const unsigned mid = (lo + hi) / 2;
+            if (p[mid].thread <= t)
+                lo = mid;
+            else
+                hi = mid;
+        }
+        return p[lo];
+    }
+};
+
+/// Messages: thread t's element goes to its piece's message, one column per travelling leaf.
+template <class T, class S, class L, class M, std::size_t... K>
+__global__ void pack_kernel(layout::view<const T, L, M> src,
+                            const std::uint32_t* LAYOUT_RESTRICT order, const pieces table) {
+    const std::uint64_t t = std::uint64_t{blockIdx.x} * blockDim.x + threadIdx.x;
+    if (t >= table.threads) return;
+    const piece& p = table.of(t);
+    const std::uint64_t i = t - p.thread;
+    const auto from = src.storage().at(order[p.from + i]);
+    using W = wire_format<T, S>;
+    ((reinterpret_cast<leaf_t<T, W::leaves[K]>*>(p.out + p.count * W::prefix[K])[i] =
+          from.template leaf<W::leaves[K]>()),
+     ...);
+}
+
+/// Element j of dst (the travelling leaves): one that stays here (from src, through the order)
+/// or one that arrived (from its message). Where every leaf travels and whole elements lie in
+/// 16-byte chunks (AoS of a multiple of 16 bytes; blocks are aligned), those that stay move as
+/// chunks.
+template <class T, class S, class L, class M, std::size_t... K>
+__global__ void assemble_kernel(layout::view<T, L, M> dst, layout::view<const T, L, M> src,
+                                const std::uint32_t* LAYOUT_RESTRICT order, const pieces table) {
+    const std::uint64_t t = std::uint64_t{blockIdx.x} * blockDim.x + threadIdx.x;
+    if (t >= table.threads) return;
+    const piece& p = table.of(t);
+    const std::uint64_t i = t - p.thread, j = p.first + i;
+    using W = wire_format<T, S>;
+    if (p.message == nullptr) {
+        const std::uint32_t k = order[p.from + i];
+        if constexpr (std::is_same_v<S, all_fields> && layout::extension::packed_elements_v<T, L> &&
+                      sizeof(T) % 16 == 0) {
+            const auto* from = reinterpret_cast<const uint4*>(src.storage().data + k);
+            auto* to = reinterpret_cast<uint4*>(dst.storage().data + j);
+            LAYOUT_UNROLL
+            for (std::size_t c = 0; c < sizeof(T) / 16; ++c) to[c] = from[c];
+        } else {
+            layout::extension::copy_leaves(dst.storage().at(j), src.storage().at(k),
+                                           std::index_sequence<W::leaves[K]...>{});
+        }
+        return;
+    }
+    const auto to = dst.storage().at(j);
+    ((to.template leaf<W::leaves[K]>() =
+          reinterpret_cast<const leaf_t<T, W::leaves[K]>*>(p.message + p.count * W::prefix[K])[i]),
+     ...);
+}
+
+/// A second stream that work forks onto from a stream and joins back into, ordered by events
+/// (no host wait; a CUDA graph captures the fork and the join).
+class side_stream {
+public:
+    side_stream() {
+        layout::cuda::check(cudaStreamCreateWithFlags(&side_, cudaStreamNonBlocking),
+                            "cudaStreamCreateWithFlags");
+        if (cudaEventCreateWithFlags(&forked_, cudaEventDisableTiming) != cudaSuccess ||
+            cudaEventCreateWithFlags(&joined_, cudaEventDisableTiming) != cudaSuccess) {
+            release();
+            layout::cuda::check(cudaErrorMemoryAllocation, "cudaEventCreateWithFlags");
+        }
+    }
+    side_stream(const side_stream&) = delete;
+    side_stream& operator=(const side_stream&) = delete;
+    ~side_stream() { release(); }
+
+    cudaStream_t side() const noexcept { return side_; }
+    /// Work queued on side() from now on runs after the work queued on `from` so far.
+    void record(cudaStream_t from) {
+        layout::cuda::check(cudaEventRecord(forked_, from), "cudaEventRecord");
+        layout::cuda::check(cudaStreamWaitEvent(side_, forked_, 0), "cudaStreamWaitEvent");
+    }
+    /// Work queued on `into` from now on runs after the work queued on side() so far.
+    void join(cudaStream_t into) {
+        layout::cuda::check(cudaEventRecord(joined_, side_), "cudaEventRecord");
+        layout::cuda::check(cudaStreamWaitEvent(into, joined_, 0), "cudaStreamWaitEvent");
+    }
+
+private:
+    void release() noexcept {
+        if (joined_) cudaEventDestroy(joined_);
+        if (forked_) cudaEventDestroy(forked_);
+        if (side_) cudaStreamDestroy(side_);
+        joined_ = forked_ = nullptr;
+        side_ = nullptr;
+    }
+    cudaStream_t side_ = nullptr;
+    cudaEvent_t forked_ = nullptr, joined_ = nullptr;
+};
+
+/// A device-planned plan's state and steps (see the file comment).
+template <device_transport Transport>
+class device_exchange {
+public:
+    using slot = layout::cuda::workspace::slot;
+    static constexpr unsigned block = layout::extension::cuda::block_size;
+
+    /// Collective over comm: the plan's id, agreed.
+    device_exchange(MPI_Comm comm, Transport transport, layout::stream_ref stream,
+                    resource_ref resource, const char* function)
+        : comm_(comm), transport_(std::move(transport)), ws_(stream, resource),
+          function_(function) {
+        check(MPI_Comm_rank(comm, &rank_), "MPI_Comm_rank");
+        check(MPI_Comm_size(comm, &size_), "MPI_Comm_size");
+        local_outcome local;
+        local.run([&] {
+            if constexpr (requires { transport_.check_ranks(rank_, size_); })
+                transport_.check_ranks(rank_, size_);
+            // Everything kept on the host, so that nothing there grows after an agreement.
+            counts_ = reinterpret_cast<unsigned long long*>(host_.reserve(host_bytes()));
+            census_.reserve(ranks() + 3);
+            extra_.reserve(2 * ranks() + ranks() * ranks());
+            out_.reserve(ranks());
+            in_.reserve(ranks());
+            pieces_.reserve(2 * ranks());
+        });
+        id_ = agree(comm_, rank_, operation::construct, local, next_plan_id(), 0, 0,
+                    /*check_plan=*/false);
+        next_plan_id() = id_ + 1;
+    }
+
+    std::size_t ranks() const noexcept { return static_cast<std::size_t>(size_); }
+    std::size_t me() const noexcept { return static_cast<std::size_t>(rank_); }
+    int rank() const noexcept { return rank_; }
+    std::int64_t id() const noexcept { return id_; }
+    MPI_Comm communicator() const noexcept { return comm_; }
+    Transport& transport() noexcept { return transport_; }
+    layout::cuda::workspace& workspace() noexcept { return ws_; }
+    cudaStream_t stream() const noexcept { return layout::cuda::native(ws_.stream()); }
+    std::size_t allocations() const noexcept {
+        return ws_.allocations() + host_.allocations() + transport_.allocations();
+    }
+
+    // ---- counting -------------------------------------------------------------------------------
+
+    /// Sorts positions [0, n) by bucket (stable) into slot indices_alt, reads the counts back
+    /// and sets census_[b] to where bucket b starts (b in [0, ranks + 2]; the last is n).
+    /// Returns the order. n < 2^32 - 1.
+    template <class Destinations>
+    const std::uint32_t* sort_by_bucket(std::size_t n, Destinations dest) {
+        namespace ext = layout::extension::cuda;
+        const cudaStream_t s = stream();
+        const auto count = static_cast<std::uint32_t>(n);
+        auto* bucket = ws_.get<std::uint32_t>(slot::keys, n);
+        auto* bucket_sorted = ws_.get<std::uint32_t>(slot::keys_alt, n);
+        auto* index = ws_.get<std::uint32_t>(slot::indices, n);
+        auto* order = ws_.get<std::uint32_t>(slot::indices_alt, n);
+        auto* counts = ws_.get<unsigned long long>(slot::counter, ranks() + 3);
+        layout::cuda::check(cudaMemsetAsync(counts, 0, host_bytes(), s), "cudaMemsetAsync");
+        if (n != 0) {
+            const std::size_t shared = (ranks() + 2) * sizeof(unsigned);
+            const bool shared_counts = shared <= 32 * 1024;
+            classify_kernel<<<ext::grid_size(n, block, function_), block,
+                              shared_counts ? shared : 0, s>>>(
+                dest, count, size_, bucket, index, counts, counts + ranks() + 2, shared_counts);
+            layout::cuda::check_launch(function_);
+            // Buckets 0..ranks+1: only their low bits take part (one pass for up to 254 ranks).
+            const int end_bit = std::bit_width(static_cast<unsigned>(size_ + 1));
+            std::size_t temp_bytes = 0;
+            layout::cuda::check(cub::DeviceRadixSort::SortPairs(nullptr, temp_bytes, bucket,
+                                                                bucket_sorted, index, order, count,
+                                                                0, end_bit, s),
+                                "cub::DeviceRadixSort::SortPairs");
+            void* temp = ws_.bytes(slot::temp, temp_bytes);
+            layout::cuda::check(cub::DeviceRadixSort::SortPairs(temp, temp_bytes, bucket,
+                                                                bucket_sorted, index, order, count,
+                                                                0, end_bit, s),
+                                "cub::DeviceRadixSort::SortPairs");
+        }
+        layout::cuda::check(
+            cudaMemcpyAsync(counts_, counts, host_bytes(), cudaMemcpyDeviceToHost, s),
+            "cudaMemcpyAsync (counts)");
+        layout::cuda::check(cudaStreamSynchronize(s), "cudaStreamSynchronize");
+        census_.assign(ranks() + 3, 0);
+        for (std::size_t b = 0; b + 1 < census_.size(); ++b)
+            census_[b + 1] = census_[b] + static_cast<long long>(counts_[b]);
+        return order;
+    }
+    /// After sort_by_bucket: whether an item's destination was out of range, and which item
+    /// (the first) and destination.
+    bool any_bad() const noexcept { return counts_[ranks() + 2] != 0; }
+    std::size_t first_bad_item() const noexcept { return ~counts_[ranks() + 2] >> 32; }
+    int first_bad_destination() const noexcept {
+        return static_cast<std::int32_t>(~counts_[ranks() + 2] & 0xffffffffu);
+    }
+    /// Grows the outgoing slot for this rank's sorted counts at bytes_per_element: local, before
+    /// the agreement (what only this rank's counts decide).
+    void reserve_outgoing(std::size_t bytes_per_element) {
+        std::size_t bytes = 0;
+        for (std::size_t r = 0; r < ranks(); ++r)
+            if (r != me()) bytes += message_bytes(bytes_per_element, sorted_count(r));
+        ws_.bytes(slot::outgoing, bytes);
+    }
+    /// Items sorted to destination r (after sort_by_bucket).
+    std::size_t sorted_count(std::size_t r) const noexcept {
+        return static_cast<std::size_t>(census_[r + 1] - census_[r]);
+    }
+
+    /// Collective: the agreement, with each rank's room for elements and incoming bytes and its
+    /// counts (census_, where local is ok) in the same reduction. Throws on every rank if any
+    /// rank's local outcome is not ok or the ranks disagree.
+    void agree_counts(operation op, const local_outcome& local, std::int64_t signature,
+                      std::size_t element_room) {
+        const std::size_t P = ranks();
+        extra_.assign(2 * P + P * P, 0);
+        if (local.ok()) {
+            extra_[me()] = static_cast<std::int64_t>(element_room);
+            extra_[P + me()] = static_cast<std::int64_t>(ws_.capacity(slot::incoming));
+            for (std::size_t r = 0; r < P; ++r)
+                extra_[2 * P + me() * P + r] = static_cast<std::int64_t>(sorted_count(r));
+        }
+        agree(comm_, rank_, op, local, id_, version_, signature, true, extra_);
+    }
+    /// What rank `from` sends to rank `to` (after agree_counts).
+    std::size_t count(std::size_t from, std::size_t to) const noexcept {
+        return static_cast<std::size_t>(extra_[2 * ranks() + from * ranks() + to]);
+    }
+    std::size_t arriving(std::size_t r) const noexcept {
+        std::size_t total = 0;
+        for (std::size_t s = 0; s < ranks(); ++s) total += count(s, r);
+        return total;
+    }
+    /// Bytes of the messages rank r receives, at bytes_per_element.
+    std::size_t incoming_bytes(std::size_t r, std::size_t bytes_per_element) const noexcept {
+        std::size_t bytes = 0;
+        for (std::size_t s = 0; s < ranks(); ++s)
+            if (s != r) bytes += message_bytes(bytes_per_element, count(s, r));
+        return bytes;
+    }
+    std::size_t outgoing_bytes(std::size_t bytes_per_element) const noexcept {
+        std::size_t bytes = 0;
+        for (std::size_t r = 0; r < ranks(); ++r)
+            if (r != me()) bytes += message_bytes(bytes_per_element, count(me(), r));
+        return bytes;
+    }
+    /// Whether every rank had the room that agree_counts carried for what arrives there.
+    bool every_rank_fits(std::size_t bytes_per_element) const noexcept {
+        for (std::size_t r = 0; r < ranks(); ++r)
+            if (arriving(r) > static_cast<std::size_t>(extra_[r]) ||
+                incoming_bytes(r, bytes_per_element) >
+                    static_cast<std::size_t>(extra_[ranks() + r]))
+                return false;
+        return true;
+    }
+    /// The plan's version: a halo update makes a new one, so that a rank whose update failed or
+    /// was skipped meets the others' exchanges as a mismatched plan.
+    void next_version() noexcept { ++version_; }
+    std::int64_t version() const noexcept { return version_; }
+
+    // ---- moving ---------------------------------------------------------------------------------
+
+    /// The messages and pieces of an exchange of wire_format<T, S> after agree_counts: item k of
+    /// the order (grouped by destination, census_[r] where r's begin) goes to its rank; what
+    /// arrives from rank s (self included) lands at base + (what ranks before s send here).
+    template <class T, class S>
+    void lay_out(std::size_t base) {
+        using W = wire_format<T, S>;
+        const std::size_t P = ranks();
+        out_.clear();
+        in_.clear();
+        pieces_.clear();
+        std::size_t out_bytes = 0, in_bytes = 0;
+        for (std::size_t r = 0; r < P; ++r) {
+            const std::size_t k = count(me(), r);
+            if (r == me() || k == 0) continue;
+            out_.push_back(
+                {static_cast<int>(r), out_bytes, message_bytes(W::bytes_per_element, k)});
+            out_bytes += out_.back().bytes;
+        }
+        for (std::size_t s = 0; s < P; ++s) {
+            const std::size_t k = count(s, me());
+            if (s == me() || k == 0) continue;
+            in_.push_back({static_cast<int>(s), in_bytes, message_bytes(W::bytes_per_element, k)});
+            in_bytes += in_.back().bytes;
+        }
+        outgoing_ = static_cast<std::byte*>(ws_.bytes(slot::outgoing, out_bytes));
+        incoming_ = static_cast<std::byte*>(ws_.bytes(slot::incoming, in_bytes));
+        for (std::size_t r = 0, m = 0; r < P; ++r) {
+            const std::size_t k = count(me(), r);
+            if (r == me() || k == 0) continue;
+            pieces_.push_back({0, k, static_cast<std::uint64_t>(census_[r]), nullptr,
+                               outgoing_ + out_[m++].offset, 0});
+        }
+        pack_pieces_ = pieces_.size();
+        self_ = {};
+        for (std::size_t s = 0, m = 0, at = base; s < P; at += count(s, me()), ++s) {
+            const std::size_t k = count(s, me());
+            if (s == me())
+                self_ = {at, k, static_cast<std::uint64_t>(census_[me()]), nullptr, nullptr, 0};
+            else if (k != 0)
+                pieces_.push_back({at, k, 0, incoming_ + in_[m++].offset, nullptr, 0});
+        }
+    }
+
+    /// After lay_out<T, S>: packs the leaving elements of src (through order), moves the
+    /// messages, writes the elements that stay and those that arrive into dst.
+    template <class T, class S, class L, class M>
+    void move(const layout::view<T, L, M>& dst, const layout::view<const T, L, M>& src,
+              const std::uint32_t* order) {
+        const cudaStream_t s = stream();
+        const piece* pack = pieces_.data();
+        const piece* arrivals = pack + pack_pieces_;
+        const piece* end = pack + pieces_.size();
+        constexpr bool queues_on_stream = requires { requires bool(Transport::queues_on_stream); };
+        [&]<std::size_t... K>(std::index_sequence<K...>) {
+            for_each_launch(pack, arrivals, [&](const pieces& t, unsigned grid) {
+                pack_kernel<T, S, L, M, K...><<<grid, block, 0, s>>>(src, order, t);
+            });
+            // The elements that stay move on a second stream while the messages travel, and
+            // the stream joins it again before anything else runs there. A transport that
+            // queues its messages on the stream (NCCL) goes first, so that its kernel has the
+            // SMs it needs before the copy takes the rest.
+            const bool fork = self_.count != 0;
+            auto stay = [&](cudaStream_t on) {
+                for_each_launch(&self_, &self_ + 1, [&](const pieces& t, unsigned grid) {
+                    assemble_kernel<T, S, L, M, K...><<<grid, block, 0, on>>>(dst, src, order, t);
+                });
+            };
+            if (fork) fork_.record(s);
+            if (fork && !queues_on_stream) stay(fork_.side());
+            transport_.exchange(outgoing_, out_, incoming_, in_, s);
+            if (fork && queues_on_stream) stay(fork_.side());
+            for_each_launch(arrivals, end, [&](const pieces& t, unsigned grid) {
+                assemble_kernel<T, S, L, M, K...><<<grid, block, 0, s>>>(dst, src, order, t);
+            });
+            if (fork) fork_.join(s);
+        }(std::make_index_sequence<wire_format<T, S>::count>{});
+    }
+
+private:
+    std::size_t host_bytes() const noexcept { return (ranks() + 3) * sizeof(unsigned long long); }
+
+    /// launch(table, grid) for the pieces in [first, last), at most pieces::capacity a launch.
+    template <class Launch>
+    void for_each_launch(const piece* first, const piece* last, Launch launch) const {
+        while (first != last) {
+            pieces t{};
+            t.count =
+                static_cast<unsigned>(std::min<std::ptrdiff_t>(pieces::capacity, last - first));
+            for (unsigned k = 0; k < t.count; ++k, ++first) {
+                t.p[k] = *first;
+                t.p[k].thread = t.threads;
+                t.threads += first->count;
+            }
+            launch(t, layout::extension::cuda::grid_size(t.threads, block, function_));
+            layout::cuda::check_launch(function_);
+        }
+    }
+
+    MPI_Comm comm_;
+    int rank_ = 0, size_ = 1;
+    std::int64_t id_ = 0, version_ = 0;
+    Transport transport_;
+    layout::cuda::workspace ws_;
+    const char* function_;
+    byte_buffer<layout::cuda::pinned_memory> host_;
+    unsigned long long* counts_ = nullptr; // pinned: per bucket, then the first bad item
+    std::vector<long long> census_;
+    std::vector<std::int64_t> extra_;
+    std::vector<message_range> out_, in_;
+    std::vector<piece> pieces_;
+    std::size_t pack_pieces_ = 0;
+    piece self_{};
+    std::byte *outgoing_ = nullptr, *incoming_ = nullptr;
+    side_stream fork_;
+};
+
+} // namespace layout::mpi::detail

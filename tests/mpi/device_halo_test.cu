@@ -1,0 +1,255 @@
+// layout::mpi::device_halo_plan under mpirun -np 2 (a GPU per rank where there are two, else
+// both on one): ghosts built from a device ghost list (repeats, self exports included) and
+// gathered on a non-blocking stream, all fields and a subset, checked bit for bit against
+// layout::mpi::halo_plan on host containers (which halo_test checks against the single-rank
+// reference); staged always, NCCL where it is built (LAYOUT_TEST_NCCL) and there is a GPU per
+// rank. Bad input: every rank throws, nothing changes.
+#include "gpu_test.hpp"
+#include "mpi_test_support.hpp"
+
+#include <layout/layout.hpp>
+#include <layout/mpi/device_halo.hpp>
+#include <layout/mpi/mpi.hpp>
+#if defined(LAYOUT_TEST_NCCL)
+#  include <layout/mpi/nccl.hpp>
+
+#  include <memory>
+#endif
+
+#include <gtest/gtest.h>
+#include <mpi.h>
+
+#include <cstdint>
+#include <functional>
+#include <span>
+#include <string>
+#include <vector>
+
+namespace {
+
+using mpi_test::Particle;
+namespace lp = layout::policy;
+
+template <class Layout>
+using host = layout::vector<Particle, Layout>;
+template <class Layout>
+using device = layout::vector<Particle, Layout, layout::cuda::device_memory>;
+template <class I>
+using device_array = layout::vector<I, lp::aos, layout::cuda::device_memory>;
+
+#if defined(LAYOUT_TEST_NCCL)
+std::unique_ptr<layout::mpi::nccl_communicator>& nccl_world() {
+    static std::unique_ptr<layout::mpi::nccl_communicator> c;
+    if (!c) c = std::make_unique<layout::mpi::nccl_communicator>(MPI_COMM_WORLD);
+    return c;
+}
+struct nccl_ends_before_finalize : ::testing::Environment {
+    void TearDown() override { nccl_world().reset(); }
+};
+const auto* const nccl_environment =
+    ::testing::AddGlobalTestEnvironment(new nccl_ends_before_finalize);
+#endif
+
+class device_halo : public layout_test::gpu_test {
+protected:
+    void SetUp() override {
+        gpu_test::SetUp();
+        if (IsSkipped()) return;
+        ASSERT_EQ(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), cudaSuccess);
+    }
+    void TearDown() override {
+        if (stream) cudaStreamDestroy(stream);
+        gpu_test::TearDown();
+    }
+    /// f(transport, name) for every transport this build and machine have (the same on every
+    /// rank).
+    template <class F>
+    static void for_each_transport(F f) {
+        f(layout::mpi::staged_transport(MPI_COMM_WORLD), "staged");
+#if defined(LAYOUT_TEST_NCCL)
+        int devices = 0;
+        cudaGetDeviceCount(&devices);
+        if (devices >= mpi_test::world_size())
+            f(layout::mpi::nccl_transport(*nccl_world()), "nccl");
+#endif
+    }
+    cudaStream_t stream = nullptr;
+};
+
+host<lp::aos> elements(std::uint64_t seed, int rank, std::size_t n) {
+    host<lp::aos> h;
+    for (std::size_t i = 0; i < n; ++i) h.push_back(mpi_test::make(seed, rank, i));
+    return h;
+}
+
+/// A ghost list: repeats and exports to this rank itself included.
+struct ghost_list {
+    std::vector<std::uint32_t> index;
+    std::vector<int> rank;
+};
+ghost_list exports(int rank, int size, std::size_t owned, std::size_t n, std::uint64_t seed) {
+    ghost_list g;
+    for (std::size_t k = 0; k < n; ++k) {
+        const auto h = mpi_test::hash(seed, static_cast<std::uint64_t>(rank), k);
+        g.index.push_back(static_cast<std::uint32_t>(h % owned));
+        g.rank.push_back(static_cast<int>((h >> 20) % static_cast<std::uint64_t>(size)));
+    }
+    return g;
+}
+
+template <class I>
+device_array<I> to_device(const std::vector<I>& v, layout::stream_ref s) {
+    return device_array<I>(layout::aos_vector<I>(v.begin(), v.end()), s);
+}
+
+template <class Layout, class Transport>
+void matches_the_host_plan(Transport transport, cudaStream_t stream, const char* what) {
+    const int rank = mpi_test::world_rank(), size = mpi_test::world_size();
+    const layout::stream_ref s(stream);
+    const std::size_t owned = 2000 + 300 * static_cast<std::size_t>(rank);
+    const auto start = elements(61, rank, owned);
+    const auto g = exports(rank, size, owned, 1500 + 100 * static_cast<std::size_t>(rank), 62);
+
+    layout::mpi::halo_plan host_plan(MPI_COMM_WORLD, owned, g.index, g.rank);
+    host<lp::aos> model = start;
+    host_plan.gather(model);
+
+    device<Layout> c(start, s);
+    const auto index = to_device(g.index, s);
+    const auto ranks = to_device(g.rank, s);
+    layout::mpi::device_halo_plan halo(MPI_COMM_WORLD, std::move(transport), s);
+    halo.update(owned, std::span<const std::uint32_t>(index.data(), index.size()),
+                std::span<const int>(ranks.data(), ranks.size()));
+    EXPECT_EQ(halo.ghost_count(), host_plan.ghost_count()) << what;
+    halo.gather(c);
+    {
+        const host<lp::aos> got = c;
+        mpi_test::expect_elements(got, std::vector<Particle>(model.begin(), model.end()), what);
+    }
+    // New positions on the owners; only they travel, twice (the second gather reuses all).
+    using pos = layout::mpi::fields<&Particle::pos>;
+    for (int round = 0; round < 2; ++round) {
+        host<lp::aos> moved = start;
+        for (std::size_t i = 0; i < owned; ++i) {
+            Particle p = moved[i];
+            p.pos = {static_cast<float>(i) + 0.5f * static_cast<float>(round), float(rank), 1.0f};
+            moved[i] = p;
+        }
+        for (std::size_t i = 0; i < owned; ++i) model[i] = moved[i];
+        host_plan.gather<pos>(model);
+        const host<Layout> owned_part = moved;
+        const typename device<Layout>::view_type owned_view(c.view().storage(), owned);
+        layout::cuda::copy(owned_part.view(), owned_view, s);
+        halo.template gather<pos>(c);
+        const host<lp::aos> got = c;
+        mpi_test::expect_elements(got, std::vector<Particle>(model.begin(), model.end()), what);
+    }
+}
+
+TEST_F(device_halo, matches_the_host_plan_in_every_layout) {
+    for_each_transport([&](auto transport, const char* name) {
+        matches_the_host_plan<lp::aos>(std::move(transport), stream,
+                                       (std::string(name) + " aos").c_str());
+    });
+    for_each_transport([&](auto transport, const char* name) {
+        matches_the_host_plan<lp::soa>(std::move(transport), stream,
+                                       (std::string(name) + " soa").c_str());
+    });
+    for_each_transport([&](auto transport, const char* name) {
+        matches_the_host_plan<lp::aosoa<32>>(std::move(transport), stream,
+                                             (std::string(name) + " aosoa<32>").c_str());
+    });
+}
+
+TEST_F(device_halo, repeated_gathers_allocate_nothing) {
+    const int rank = mpi_test::world_rank(), size = mpi_test::world_size();
+    const layout::stream_ref s(stream);
+    const std::size_t owned = 3000;
+    const auto g = exports(rank, size, owned, 900, 63);
+    const auto index = to_device(g.index, s);
+    const auto ranks = to_device(g.rank, s);
+    for_each_transport([&](auto transport, const char* name) {
+        device<lp::soa> c(elements(64, rank, owned), s);
+        layout::mpi::device_halo_plan halo(MPI_COMM_WORLD, std::move(transport), s);
+        halo.update(owned, std::span<const std::uint32_t>(index.data(), index.size()),
+                    std::span<const int>(ranks.data(), ranks.size()));
+        halo.gather(c);
+        const std::size_t warm = halo.allocations();
+        for (int step = 0; step < 5; ++step)
+            halo.template gather<layout::mpi::fields<&Particle::pos, &Particle::mass>>(c);
+        EXPECT_EQ(halo.allocations(), warm) << name;
+    });
+}
+
+/// Expects every rank to have thrown layout::mpi::error naming rank `wrong` (and `needle` there).
+void every_rank_threw(const std::function<void()>& f, int wrong, const std::string& needle) {
+    const int rank = mpi_test::world_rank();
+    try {
+        f();
+        ADD_FAILURE() << "rank " << rank << " did not throw";
+    } catch (const layout::mpi::error& e) {
+        EXPECT_EQ(e.failing_rank(), wrong) << e.what();
+        if (rank == wrong)
+            EXPECT_NE(std::string(e.what()).find(needle), std::string::npos) << e.what();
+    }
+}
+
+TEST_F(device_halo, bad_input_makes_every_rank_throw_and_changes_nothing) {
+    const int rank = mpi_test::world_rank(), size = mpi_test::world_size();
+    const int wrong = size - 1;
+    const layout::stream_ref s(stream);
+    const std::size_t owned = 1200;
+    const auto start = elements(65, rank, owned);
+    const auto g = exports(rank, size, owned, 700, 66);
+    for_each_transport([&](auto transport, const char* name) {
+        layout::mpi::device_halo_plan halo(MPI_COMM_WORLD, std::move(transport), s);
+        { // an export past the owned elements, on one rank
+            auto bad = g;
+            if (rank == wrong) bad.index[333] = static_cast<std::uint32_t>(owned);
+            const auto index = to_device(bad.index, s);
+            const auto ranks = to_device(bad.rank, s);
+            every_rank_threw(
+                [&] {
+                    halo.update(owned, std::span<const std::uint32_t>(index.data(), index.size()),
+                                std::span<const int>(ranks.data(), ranks.size()));
+                },
+                wrong, "export 333 names an element past");
+        }
+        { // a rank out of range
+            auto bad = g;
+            if (rank == wrong) bad.rank[44] = size;
+            const auto index = to_device(bad.index, s);
+            const auto ranks = to_device(bad.rank, s);
+            every_rank_threw(
+                [&] {
+                    halo.update(owned, std::span<const std::uint32_t>(index.data(), index.size()),
+                                std::span<const int>(ranks.data(), ranks.size()));
+                },
+                wrong, "export 44 names rank " + std::to_string(size));
+        }
+        const auto index = to_device(g.index, s);
+        const auto ranks = to_device(g.rank, s);
+        halo.update(owned, std::span<const std::uint32_t>(index.data(), index.size()),
+                    std::span<const int>(ranks.data(), ranks.size()));
+        { // a container resized between update and gather, on one rank
+            device<lp::aos> c(start, s);
+            if (rank == wrong) c.resize(owned - 1);
+            const host<lp::aos> before = c;
+            every_rank_threw([&] { halo.gather(c); }, wrong, "resized since update");
+            const host<lp::aos> after = c;
+            mpi_test::expect_elements(after, std::vector<Particle>(before.begin(), before.end()),
+                                      name);
+        }
+        { // and the plan still works
+            layout::mpi::halo_plan host_plan(MPI_COMM_WORLD, owned, g.index, g.rank);
+            host<lp::aos> model = start;
+            host_plan.gather(model);
+            device<lp::aos> c(start, s);
+            halo.gather(c);
+            const host<lp::aos> got = c;
+            mpi_test::expect_elements(got, std::vector<Particle>(model.begin(), model.end()), name);
+        }
+    });
+}
+
+} // namespace
