@@ -11,7 +11,9 @@
 /// column never changes another. (A view passed whole is a struct, and nvcc ignores __restrict__
 /// on struct members: a kernel that writes some columns and then reads others would reload them.)
 /// With one element per thread the kernel is shaped like a hand-written one
-/// (i = blockIdx.x * blockDim.x + threadIdx.x; if (i < n)).
+/// (i = blockIdx.x * blockDim.x + threadIdx.x; if (i < n)), and it reads element i's leaves
+/// before f runs, so that f's loads are issued together as a hand-written kernel's are (see
+/// call_leaves_first below).
 ///
 /// Vector accesses (cuda/detail/vector_access.hpp): where the pointers are aligned as the layout
 /// allows, the kernel tells the compiler so, and it merges neighbouring accesses of a thread into
@@ -83,6 +85,66 @@ __device__ LAYOUT_FORCEINLINE view<T, Layout, M> rebuild(std::size_t n,
             n};
 }
 
+/// One leaf's value, read before f runs (leaves_read holds one per leaf).
+template <std::size_t L, class X>
+struct leaf_read {
+    X value;
+};
+template <class T, class Seq>
+struct leaves_read;
+template <class T, std::size_t... L>
+struct leaves_read<T, std::index_sequence<L...>> : leaf_read<L, leaf_t<T, L>>... {};
+
+/// Keeps x alive to the end of the compiler's (NVVM's) optimizations and no further: an empty
+/// asm statement that takes it emits no instruction, so in the PTX the load that made x is
+/// unused wherever f did not read the same leaf itself, and ptxas removes it (checked in the
+/// SASS: a write-only functor's kernel has no LDG).
+template <class X>
+__device__ LAYOUT_FORCEINLINE void keep_until_ptxas(const X& x) noexcept {
+    if constexpr (!std::is_trivially_copyable_v<X>)
+        return; // not read ahead: dead at once
+    else if constexpr (std::is_same_v<X, float>)
+        asm volatile("" ::"f"(x));
+    else if constexpr (std::is_same_v<X, double>)
+        asm volatile("" ::"d"(x));
+    else if constexpr (sizeof(X) == 8)
+        asm volatile("" ::"l"(__builtin_bit_cast(unsigned long long, x)));
+    else if constexpr (sizeof(X) == 4)
+        asm volatile("" ::"r"(__builtin_bit_cast(unsigned, x)));
+    else if constexpr (sizeof(X) == 2)
+        asm volatile("" ::"h"(__builtin_bit_cast(unsigned short, x)));
+    else if constexpr (sizeof(X) == 1)
+        asm volatile("" ::"h"(static_cast<unsigned short>(__builtin_bit_cast(unsigned char, x))));
+}
+
+/// f(v, i), with every leaf of element i read first. Why: f reaches the leaves through
+/// references in its source order, and a functor that reads a leaf after storing another (a
+/// push: ux += ..., then uy, ..., then x += ux * dt) keeps that order in the PTX, where ptxas
+/// may not move a load above a store to another column (the kernel's __restrict__ does not reach
+/// it): each load then waits for the arithmetic before it, where a hand-written kernel (double
+/// px = x[i], ...) issues all its loads at once; under AoS the interleaving also keeps ptxas from
+/// pairing neighbouring leaves into one wider access. Read here first, the values are forwarded
+/// to f's own loads (NVVM knows from __restrict__ and the leaves' offsets that f's stores to other
+/// leaves cannot change them), so f's loads move to the top; leaves f does not read are loaded
+/// for nothing in the PTX and removed by ptxas (keep_until_ptxas). f still gets the view and i.
+/// Debug device code (-G) keeps every load, so there f is called alone.
+LAYOUT_EXEC_CHECK_DISABLE
+template <class F, class V>
+__device__ LAYOUT_FORCEINLINE void call_leaves_first(const F& f, const V& v, std::size_t i) {
+#if defined(__CUDACC_DEBUG__)
+    f(v, i);
+#else
+    using value = std::remove_const_t<typename V::value_type>;
+    using leaves = std::make_index_sequence<leaf_count_v<value>>;
+    const auto element = v.storage().at(i);
+    [&]<std::size_t... L>(std::index_sequence<L...>) {
+        const leaves_read<value, leaves> read{{element.template leaf<L>()}...};
+        f(v, i);
+        (keep_until_ptxas(static_cast<const leaf_read<L, leaf_t<value, L>>&>(read).value), ...);
+    }(leaves{});
+#endif
+}
+
 /// PerThread elements per thread: one (the hand-written kernel's shape); consecutive ones
 /// (their accesses to a leaf merge into one vector access); or blockDim.x apart (a warp still
 /// reads one element after the other, coalesced; consecutive elements without vector accesses
@@ -94,7 +156,7 @@ __global__ void for_each_index_kernel(F f, std::size_t n, Pointee* LAYOUT_RESTRI
     const auto v = rebuild<T, Layout, PerThread, Consecutive, Claimed, M>(n, pointers...);
     if constexpr (PerThread == 1) {
         const std::size_t i = std::size_t{blockIdx.x} * blockDim.x + threadIdx.x;
-        if (i < n) f(v, i);
+        if (i < n) call_leaves_first(f, v, i);
     } else if constexpr (Consecutive) {
         const std::size_t first = (std::size_t{blockIdx.x} * blockDim.x + threadIdx.x) * PerThread;
         // In blocks (AoSoA): a view of the block holding the run, with lanes affine in i.
