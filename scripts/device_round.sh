@@ -2,12 +2,13 @@
 # One round on the H100 machine, inside one 10-minute call (the device tool runs it from the
 # repository root): build the GPU targets, run the GPU tests, the particles example (main job),
 # SASS comparison, the transpose and gather_scatter examples, the time loop, append/compaction
-# (append_compact_gpu, its table in log.txt), the PIC step (pic_step_gpu) and the GPU benchmarks. scripts/device_sanitize.sh runs
+# (append_compact_gpu, its table in log.txt), the PIC step (pic_step_gpu), the MD app with and
+# without CUDA graphs (md_graphs.txt) and the GPU benchmarks. scripts/device_sanitize.sh runs
 # compute-sanitizer over the same build afterwards.
 # Every step has a time limit and writes to $OUT as it goes, so a slow step costs its own
 # result only. Files in $OUT (at most 8 come back): log.txt, particles.txt, sass.txt,
-# transpose.txt, time_loop.txt, bench.png, results.tgz (every step's output and the benchmark
-# JSON).
+# time_loop.txt, pic_step.txt, md_graphs.txt, bench.png (BENCH=1) and results.tgz (every step's
+# output and the benchmark JSON).
 #   OUT=/some/dir REV=$(git rev-parse --short HEAD) bash scripts/device_round.sh
 # BENCH=0 leaves out the Google Benchmark suites. ONLY_BUILD=1 BUILD_LIMIT=550 only builds (the
 # whole build can take longer than one call allows with the rest; run again while it is warm). REV names the commit in the log (the device
@@ -35,7 +36,9 @@ echo "== $(date -u +%Y-%m-%dT%H:%M:%SZ) commit ${REV:-unknown}," \
      "$(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader)"
 targets=(particles_gpu transpose gather_scatter_gpu copy_gpu drift_gpu one_field_gpu most_fields_gpu
          convert_gpu gather_gpu scatter_gpu view_kernel_gpu per_thread_gpu time_loop_gpu md_gpu
-         md_compare_thermo mpi_gpu_device_test append_compact_gpu pic_step_gpu)
+         md_compare_thermo mpi_gpu_device_test mpi_gpu_nccl_device_test mpi_gpu_device_migration_test
+         mpi_gpu_device_halo_test
+         append_compact_gpu pic_step_gpu)
 run 60 configure cmake -S . -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=Release \
     -DCMAKE_CUDA_ARCHITECTURES=90 -DLAYOUT_BUILD_TESTS=ON -DLAYOUT_BUILD_EXAMPLES=ON \
     -DLAYOUT_BUILD_BENCHMARKS=ON
@@ -56,7 +59,6 @@ cp "$RES/particles.txt" "$OUT/"
 tail -12 "$RES/particles.txt"
 python3 bench/sass_compare.py "$(exe particles_gpu)" -o "$OUT/sass.txt" && grep -E "of [0-9]+ library" "$OUT/sass.txt"
 run 30 transpose "$(exe transpose)"
-cp "$RES/transpose.txt" "$OUT/"
 run 90 gather_scatter "$(exe gather_scatter_gpu)"
 tail -14 "$RES/gather_scatter.txt"
 run 120 time_loop "$(exe time_loop_gpu)"
@@ -67,6 +69,11 @@ cat "$RES/append_compact.txt"
 run 120 pic_step "$(exe pic_step_gpu)"
 cp "$RES/pic_step.txt" "$OUT/"
 sed -n '/^version/,$p' "$RES/pic_step.txt"
+# The MD app's 32,000-atom run with and without CUDA graphs, in one process (#29).
+run 120 md_graphs "$(exe md_gpu)" --lattice fcc 0.8442 --cells 20 20 20 --device gpu --steps 2000 \
+    --graph-compare 3 --layout soa
+cp "$RES/md_graphs.txt" "$OUT/"
+tail -5 "$RES/md_graphs.txt"
 if [[ "${BENCH:-1}" != 0 ]]; then
     for b in copy_gpu drift_gpu one_field_gpu most_fields_gpu convert_gpu gather_gpu scatter_gpu \
              view_kernel_gpu per_thread_gpu; do

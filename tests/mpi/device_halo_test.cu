@@ -11,9 +11,7 @@
 #include <layout/mpi/device_halo.hpp>
 #include <layout/mpi/mpi.hpp>
 #if defined(LAYOUT_TEST_NCCL)
-#  include <layout/mpi/nccl.hpp>
-
-#  include <memory>
+#  include "nccl_world.hpp"
 #endif
 
 #include <gtest/gtest.h>
@@ -37,18 +35,6 @@ using device = layout::vector<Particle, Layout, layout::cuda::device_memory>;
 template <class I>
 using device_array = layout::vector<I, lp::aos, layout::cuda::device_memory>;
 
-#if defined(LAYOUT_TEST_NCCL)
-std::unique_ptr<layout::mpi::nccl_communicator>& nccl_world() {
-    static std::unique_ptr<layout::mpi::nccl_communicator> c;
-    if (!c) c = std::make_unique<layout::mpi::nccl_communicator>(MPI_COMM_WORLD);
-    return c;
-}
-struct nccl_ends_before_finalize : ::testing::Environment {
-    void TearDown() override { nccl_world().reset(); }
-};
-const auto* const nccl_environment =
-    ::testing::AddGlobalTestEnvironment(new nccl_ends_before_finalize);
-#endif
 
 class device_halo : public layout_test::gpu_test {
 protected:
@@ -70,7 +56,7 @@ protected:
         int devices = 0;
         cudaGetDeviceCount(&devices);
         if (devices >= mpi_test::world_size())
-            f(layout::mpi::nccl_transport(*nccl_world()), "nccl");
+            f(layout::mpi::nccl_transport(mpi_test::nccl_world()), "nccl");
 #endif
     }
     cudaStream_t stream = nullptr;

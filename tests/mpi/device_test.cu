@@ -11,9 +11,7 @@
 #include <layout/layout.hpp>
 #include <layout/mpi/mpi.hpp>
 #if defined(LAYOUT_TEST_NCCL)
-#  include <layout/mpi/nccl.hpp>
-
-#  include <memory>
+#  include "nccl_world.hpp"
 #endif
 
 #include <gtest/gtest.h>
@@ -33,20 +31,6 @@ using host = layout::vector<Particle, Layout>;
 template <class Layout>
 using device = layout::vector<Particle, Layout, layout::cuda::device_memory>;
 
-#if defined(LAYOUT_TEST_NCCL)
-/// The NCCL communicator of the whole run: made by the first test that takes the NCCL path (on
-/// every rank together), ended before MPI_Finalize.
-std::unique_ptr<layout::mpi::nccl_communicator>& nccl_world() {
-    static std::unique_ptr<layout::mpi::nccl_communicator> c;
-    if (!c) c = std::make_unique<layout::mpi::nccl_communicator>(MPI_COMM_WORLD);
-    return c;
-}
-struct nccl_ends_before_finalize : ::testing::Environment {
-    void TearDown() override { nccl_world().reset(); }
-};
-const auto* const nccl_environment =
-    ::testing::AddGlobalTestEnvironment(new nccl_ends_before_finalize);
-#endif
 
 class mpi_device : public layout_test::gpu_test {
 public:
@@ -82,7 +66,7 @@ public:
     static void take(Plan& plan, layout::mpi::device_path path) {
 #if defined(LAYOUT_TEST_NCCL)
         if (path == layout::mpi::device_path::nccl) {
-            layout::mpi::use_nccl(plan, *nccl_world());
+            layout::mpi::use_nccl(plan, mpi_test::nccl_world());
             return;
         }
 #endif
