@@ -35,7 +35,6 @@ using device = layout::vector<Particle, Layout, layout::cuda::device_memory>;
 template <class I>
 using device_array = layout::vector<I, lp::aos, layout::cuda::device_memory>;
 
-
 class device_halo : public layout_test::gpu_test {
 protected:
     void SetUp() override {

@@ -34,7 +34,6 @@ template <class Layout>
 using device = layout::vector<Particle, Layout, layout::cuda::device_memory>;
 using device_ints = layout::vector<int, lp::aos, layout::cuda::device_memory>;
 
-
 class device_migration : public layout_test::gpu_test {
 protected:
     void SetUp() override {

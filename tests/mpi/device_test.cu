@@ -31,7 +31,6 @@ using host = layout::vector<Particle, Layout>;
 template <class Layout>
 using device = layout::vector<Particle, Layout, layout::cuda::device_memory>;
 
-
 class mpi_device : public layout_test::gpu_test {
 public:
 #if defined(LAYOUT_TEST_NCCL)
