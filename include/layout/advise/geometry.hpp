@@ -12,7 +12,10 @@
 
 #include "../config.hpp"
 #include "../detail/leaves.hpp"
+#include "../layouts/aosoa.hpp"
 #include "../layouts/concept.hpp"
+#include "../layouts/leaf_pack.hpp"
+#include "../layouts/soa.hpp"
 #include "../policies.hpp"
 #include "../reflect.hpp"
 #include "layout_name.hpp"
@@ -113,8 +116,9 @@ std::vector<std::size_t> aos_known_alignment() {
 }
 
 /// aos, soa or aosoa<lanes> over some leaves (sizes and alignments, in order), at run time: a
-/// part of a split. The arithmetic of layouts/aos.hpp, soa.hpp and aosoa.hpp; aos stores the
-/// leaves as detail::leaf_pack does (nested pairs, or std::array<A, 1> for one leaf).
+/// part of a split. The placement comes from the layouts themselves: an aos part is a
+/// detail::leaf_pack (leaf_pack_offsets, layouts/leaf_pack.hpp), an aosoa part's block
+/// detail::place_lanes (layouts/aosoa.hpp), a soa part's columns policy::soa::column_bytes.
 struct part_mapping {
     enum class kind { aos, soa, aosoa };
     kind layout = kind::aos;
@@ -127,30 +131,13 @@ struct part_mapping {
                  std::vector<std::size_t> aligns)
         : layout(k), lanes(n_lanes), size(std::move(sizes)), align(std::move(aligns)),
           at(size.size(), 0) {
-        const std::size_t n = size.size();
-        if (layout == kind::aos) {
-            // leaf_pack<A, B, C...> = { A head; leaf_pack<B, C...> tail; }: built from the back.
-            std::size_t pack_size = n ? size[n - 1] : 0, pack_align = n ? align[n - 1] : 1;
-            for (std::size_t k = n - 1; n > 1 && k-- > 0;) {
-                const std::size_t tail_at = round_up(size[k], pack_align);
-                for (std::size_t m = k + 1; m < n; ++m) at[m] += tail_at;
-                pack_align = std::max(pack_align, align[k]);
-                pack_size = round_up(tail_at + pack_size, pack_align);
-            }
-            stride = pack_size;
-        } else if (layout == kind::aosoa) {
-            std::size_t end = 0, most = 1;
-            for (std::size_t k = 0; k < n; ++k) {
-                at[k] = round_up(end, align[k]);
-                end = at[k] + lanes * size[k];
-                most = std::max(most, align[k]);
-            }
-            stride = round_up(end, most);
-        }
+        if (layout == kind::aos)
+            stride = layout::detail::leaf_pack_offsets(size, align, at);
+        else if (layout == kind::aosoa)
+            stride = layout::detail::place_lanes(lanes, size, align, at);
     }
-    /// layouts/soa.hpp's column_stride: padded to 256 bytes, plus 256.
     std::size_t column_stride(std::size_t k, std::size_t capacity) const {
-        return capacity == 0 ? 0 : round_up(capacity * size[k], 256) + 256;
+        return policy::soa::column_bytes(size[k], capacity);
     }
     std::size_t offset(std::size_t i, std::size_t k, std::size_t capacity) const {
         switch (layout) {

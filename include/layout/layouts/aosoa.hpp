@@ -17,12 +17,31 @@
 #include <array>
 #include <cstddef>
 #include <limits>
+#include <span>
 #include <string>
 #include <type_traits>
 
 namespace layout::detail {
+
 template <std::size_t Lanes>
 struct aosoa_block;
+
+/// Where each leaf's run of `lanes` values starts in a block (leaves in order, by size and
+/// alignment), each aligned for its leaf; returns the block's size, padded to the widest
+/// alignment. The layout's arithmetic, for its mapping and for code that places leaves known
+/// only at run time (the advisor's candidate splits).
+constexpr std::size_t place_lanes(std::size_t lanes, std::span<const std::size_t> size,
+                                  std::span<const std::size_t> alignment,
+                                  std::span<std::size_t> offsets) {
+    std::size_t end = 0, max_alignment = 1;
+    for (std::size_t l = 0; l < size.size(); ++l) {
+        offsets[l] = detail::align_up(end, alignment[l]);
+        end = offsets[l] + lanes * size[l];
+        max_alignment = alignment[l] > max_alignment ? alignment[l] : max_alignment;
+    }
+    return detail::align_up(end, max_alignment);
+}
+
 } // namespace layout::detail
 
 namespace layout::policy {
@@ -49,16 +68,14 @@ struct aosoa {
         /// Offset of leaf l's Lanes values inside a block; [leaf_count] is the padded block size.
         /// (Computed for one lane when Lanes is refused, so that only the message above appears.)
         static constexpr auto lane_offsets = [] {
-            constexpr std::size_t lanes = lanes_fit ? Lanes : 1;
-            std::array<std::size_t, leaf_count_v<T> + 1> offsets{};
-            std::size_t end = 0, max_alignment = 1;
+            std::array<std::size_t, leaf_count_v<T>> size{}, alignment{};
             for (std::size_t l = 0; l < leaf_count_v<T>; ++l) {
-                const auto& leaf = detail::leaf_table<T>[l];
-                offsets[l] = detail::align_up(end, leaf.alignment);
-                end = offsets[l] + lanes * leaf.size;
-                max_alignment = leaf.alignment > max_alignment ? leaf.alignment : max_alignment;
+                size[l] = detail::leaf_table<T>[l].size;
+                alignment[l] = detail::leaf_table<T>[l].alignment;
             }
-            offsets[leaf_count_v<T>] = detail::align_up(end, max_alignment);
+            std::array<std::size_t, leaf_count_v<T> + 1> offsets{};
+            offsets[leaf_count_v<T>] =
+                detail::place_lanes(lanes_fit ? Lanes : 1, size, alignment, offsets);
             return offsets;
         }();
         static constexpr std::size_t block_bytes = lane_offsets[leaf_count_v<T>];

@@ -13,6 +13,7 @@
 
 #include <array>
 #include <cstddef>
+#include <span>
 #include <type_traits>
 #include <utility>
 
@@ -30,6 +31,27 @@ struct leaf_pack<A, B, C, Rest...> {
     A head;
     leaf_pack<B, C, Rest...> tail;
 };
+
+/// Where leaf_pack_t puts each of its leaves (sizes and alignments in order): the offsets of the
+/// nested pairs { head; tail }, built from the back as the compiler lays them out (one leaf: a
+/// std::array<A, 1>, at 0). Returns the pack's size. For code that places leaves known only at
+/// run time (the advisor's candidate splits); tests/host/advise_test.cpp checks it against the
+/// real packs.
+constexpr std::size_t leaf_pack_offsets(std::span<const std::size_t> size,
+                                        std::span<const std::size_t> alignment,
+                                        std::span<std::size_t> offsets) {
+    const std::size_t n = size.size();
+    for (std::size_t k = 0; k < n; ++k) offsets[k] = 0;
+    if (n == 0) return 0;
+    std::size_t pack_size = size[n - 1], pack_alignment = alignment[n - 1];
+    for (std::size_t k = n - 1; n > 1 && k-- > 0;) {
+        const std::size_t tail_at = align_up(size[k], pack_alignment);
+        for (std::size_t m = k + 1; m < n; ++m) offsets[m] += tail_at;
+        pack_alignment = alignment[k] > pack_alignment ? alignment[k] : pack_alignment;
+        pack_size = align_up(tail_at + pack_size, pack_alignment);
+    }
+    return pack_size;
+}
 
 template <class A, class... Rest>
 auto pack_of(std::type_identity<A>, std::type_identity<Rest>...) {

@@ -23,6 +23,14 @@ struct soa {
     /// layout::advisor::layout_name<L> (<layout/advise/layout_name.hpp>).
     static std::string name() { return "soa"; }
     static constexpr std::size_t column_alignment = 256;
+    /// Bytes a column of `capacity` values of leaf_size bytes takes, to the next column's start
+    /// (see mapping::column_stride for why). Also for code that places columns of leaves known
+    /// only at run time (the advisor's candidate splits).
+    static constexpr std::size_t column_bytes(std::size_t leaf_size, std::size_t capacity) {
+        return capacity == 0
+                   ? 0
+                   : detail::align_up(capacity * leaf_size, column_alignment) + column_alignment;
+    }
 
     template <class T>
     struct mapping {
@@ -32,10 +40,7 @@ struct soa {
         /// host SoA loop over eight such columns ran 2.8x slower); 256 rather than 128 because
         /// a GPU drift over columns 128 bytes out of step ran slower (bench/results/h100-2026-11-23).
         static constexpr std::size_t column_stride(std::size_t leaf, std::size_t capacity) {
-            return capacity == 0 ? 0
-                                 : detail::align_up(capacity * detail::leaf_table<T>[leaf].size,
-                                                    column_alignment) +
-                                       column_alignment;
+            return soa::column_bytes(detail::leaf_table<T>[leaf].size, capacity);
         }
         static constexpr std::size_t column_offset(std::size_t leaf, std::size_t capacity) {
             std::size_t offset = 0;
