@@ -64,7 +64,9 @@ template <class Real>
 struct build_local_neighbors {
     cell_grid<Real> grid;
     kernel_box<Real> box;
-    const cell_stencil& st;
+    const int* stencil; // cell_stencil::entry (host or device memory, as the atoms)
+    int stencil_cells;
+    bool wide;
     const index_t* cell_of;    // per atom
     const index_t* offsets;    // per cell
     const index_t* cell_atoms; // atoms by cell
@@ -72,18 +74,18 @@ struct build_local_neighbors {
     Real reach_sq;
 
     template <class View>
-    void operator()(const View& a, std::size_t i) const {
+    LAYOUT_HOST_DEVICE void operator()(const View& a, std::size_t i) const {
         const vec3<Real> pi = layout::get<0>(a[i]);
         const int n[3] = {grid.n[0], grid.n[1], grid.n[2]};
         const int c = static_cast<int>(cell_of[i]);
         const int home[3] = {c % n[0], (c / n[0]) % n[1], c / (n[0] * n[1])};
         std::size_t found = 0;
         for (int across = 0; across < 2; ++across) {
-            for (int s = 0; s < st.count; ++s) {
+            for (int s = 0; s < stencil_cells; ++s) {
                 int r[3];
-                bool crosses = !st.wide;
+                bool crosses = !wide;
                 for (int d = 0; d < 3; ++d) {
-                    r[d] = home[d] + st.entry[4 * std::size_t(s) + d];
+                    r[d] = home[d] + stencil[4 * std::size_t(s) + d];
                     crosses = crosses || r[d] < 0 || r[d] >= n[d];
                     r[d] = (r[d] + n[d]) % n[d];
                 }
@@ -115,31 +117,77 @@ struct mpi_timings {
     double force = 0, neighbor = 0, comm = 0, integrate = 0, total = 0;
 };
 
-template <class Real, class Layout>
-class distributed {
+/// What the host and the GPU versions of the distributed time loop share: the loop itself, the
+/// box, the cells, the stencil, this rank's atoms of the start, the timings and the thermo's
+/// reduction. Derived provides for_owned(f), dtf() (the masses' dt/2m where f runs),
+/// reneighbor(), gather_ghosts(), force(energy), measure(step) and wait() (its work done).
+template <class Real, class Derived>
+class distributed_loop {
 public:
     using atom_t = atom<Real>;
-    using atoms_t = layout::vector<atom_t, Layout>;
 
-    /// Collective over comm. Every rank holds the whole start s and keeps its own atoms.
-    distributed(MPI_Comm comm, const system& s, const options& o, const domain& dom)
+    /// Runs opt.steps steps; rank 0 prints the thermo lines. Collective.
+    std::vector<thermo> run() {
+        Derived& self = static_cast<Derived&>(*this);
+        std::vector<thermo> out;
+        self.reneighbor();
+        self.force(true);
+        if (rank_ == 0) print_thermo_header();
+        out.push_back(self.measure(0));
+        t_ = mpi_timings{};
+        const auto start = clock::now();
+        for (long step = 1; step <= opt_.steps; ++step) {
+            timed(t_.integrate, [&] {
+                self.for_owned(initial_integrate<Real>{self.dtf(), Real(opt_.dt)});
+            });
+            if (step % opt_.every == 0)
+                self.reneighbor();
+            else
+                timed(t_.comm, [&] { self.gather_ghosts(); });
+            const bool thermo_step = step % opt_.thermo == 0 || step == opt_.steps;
+            self.force(thermo_step);
+            timed(t_.integrate, [&] { self.for_owned(final_integrate<Real>{self.dtf()}); });
+            if (thermo_step) out.push_back(self.measure(step));
+        }
+        self.wait();
+        t_.total = seconds(clock::now() - start);
+        return out;
+    }
+
+    /// Rank 0 prints LAMMPS's summary lines; times are the slowest rank's. Collective.
+    void report(int ranks) {
+        double t[5] = {t_.total, t_.force, t_.neighbor, t_.comm, t_.integrate};
+        MPI_Allreduce(MPI_IN_PLACE, t, 5, MPI_DOUBLE, MPI_MAX, comm_);
+        if (rank_ != 0) return;
+        const auto [px, py, pz] = dom_.grid();
+        std::printf("Loop time of %g on %d procs for %ld steps with %zu atoms\n\n", t[0], ranks,
+                    opt_.steps, n_total_);
+        std::printf("Performance: %.3f timesteps/s, %.4g atom-steps/s (%d x %d x %d ranks, "
+                    "layout %s, %s, full neighbor list%s)\n",
+                    double(opt_.steps) / t[0], double(opt_.steps) * double(n_total_) / t[0], px, py,
+                    pz, opt_.layout.c_str(), opt_.precision.c_str(),
+                    opt_.device == "gpu" ? ", a GPU per rank" : "");
+        std::printf("Section (slowest rank) | time (s)\nForce     | %10.6f\nNeighbor  | %10.6f\n"
+                    "Comm      | %10.6f\nIntegrate | %10.6f\n",
+                    t[1], t[2], t[3], t[4]);
+    }
+
+protected:
+    using clock = std::chrono::steady_clock;
+
+    /// Collective over comm. Every rank holds the whole start s.
+    distributed_loop(MPI_Comm comm, const system& s, const options& o, const domain& dom)
         : comm_(comm), opt_(o), dom_(dom), n_total_(s.atoms.size()), volume_(s.box.volume()),
-          neighbours_(dom.neighbours(rank_of(comm))),
-          migration_(comm, std::vector<int>{}, neighbours_),
-          halo_(comm, 0, std::vector<std::size_t>{}, std::vector<int>{}, neighbours_) {
-        rank_ = rank_of(comm);
-        std::vector<atom_t> mine;
+          rank_(rank_of(comm)), neighbours_(dom.neighbours(rank_)) {
         for (const auto& a : s.atoms) {
             const double x[3] = {a.x.x, a.x.y, a.x.z};
             if (dom_.owner(x) != rank_) continue;
-            mine.push_back(atom_t{{Real(a.x.x), Real(a.x.y), Real(a.x.z)},
-                                  {Real(a.v.x), Real(a.v.y), Real(a.v.z)},
-                                  {0, 0, 0},
-                                  a.type,
-                                  a.id});
+            mine_.push_back(atom_t{{Real(a.x.x), Real(a.x.y), Real(a.x.z)},
+                                   {Real(a.v.x), Real(a.v.y), Real(a.v.z)},
+                                   {0, 0, 0},
+                                   a.type,
+                                   a.id});
         }
-        atoms_ = atoms_t(layout::aos_vector<atom_t>(mine.begin(), mine.end()));
-        owned_ = atoms_.size();
         for (double m : s.mass) {
             mass_.push_back(Real(m));
             dtf_.push_back(Real(0.5 * o.dt / m));
@@ -168,73 +216,85 @@ public:
                     16;
     }
 
-    /// Runs opt.steps steps; rank 0 prints the thermo lines. Collective.
-    std::vector<thermo> run() {
-        std::vector<thermo> out;
-        reneighbor();
-        force(true);
-        if (rank_ == 0) print_thermo_header();
-        out.push_back(measure(0));
-        t_ = mpi_timings{};
-        const auto start = clock::now();
-        for (long step = 1; step <= opt_.steps; ++step) {
-            timed(t_.integrate, [&] {
-                for_owned(initial_integrate<Real>{dtf_.data(), Real(opt_.dt)});
-            });
-            if (step % opt_.every == 0) {
-                reneighbor();
-            } else {
-                timed(t_.comm,
-                      [&] { halo_.template gather<layout::mpi::fields<&atom_t::x>>(atoms_); });
-            }
-            const bool thermo_step = step % opt_.thermo == 0 || step == opt_.steps;
-            force(thermo_step);
-            timed(t_.integrate, [&] { for_owned(final_integrate<Real>{dtf_.data()}); });
-            if (thermo_step) out.push_back(measure(step));
-        }
-        t_.total = seconds(clock::now() - start);
-        return out;
-    }
-
-    /// Rank 0 prints LAMMPS's summary lines; times are the slowest rank's. Collective.
-    void report(int ranks) {
-        double t[5] = {t_.total, t_.force, t_.neighbor, t_.comm, t_.integrate};
-        MPI_Allreduce(MPI_IN_PLACE, t, 5, MPI_DOUBLE, MPI_MAX, comm_);
-        if (rank_ != 0) return;
-        const auto [px, py, pz] = dom_.grid();
-        std::printf("Loop time of %g on %d procs for %ld steps with %zu atoms\n\n", t[0], ranks,
-                    opt_.steps, n_total_);
-        std::printf("Performance: %.3f timesteps/s, %.4g atom-steps/s (%d x %d x %d ranks, "
-                    "layout %s, %s, full neighbor list)\n",
-                    double(opt_.steps) / t[0], double(opt_.steps) * double(n_total_) / t[0], px, py,
-                    pz, opt_.layout.c_str(), opt_.precision.c_str());
-        std::printf("Section (slowest rank) | time (s)\nForce     | %10.6f\nNeighbor  | %10.6f\n"
-                    "Comm      | %10.6f\nIntegrate | %10.6f\n",
-                    t[1], t[2], t[3], t[4]);
-    }
-
-private:
-    using clock = std::chrono::steady_clock;
     static double seconds(clock::duration d) { return std::chrono::duration<double>(d).count(); }
     static int rank_of(MPI_Comm comm) {
         int r = 0;
         MPI_Comm_rank(comm, &r);
         return r;
     }
-
+    /// Runs f and adds its time to `into` (the GPU version waits for its work first).
     template <class F>
     void timed(double& into, F&& f) {
         const auto t0 = clock::now();
         f();
+        static_cast<Derived&>(*this).wait();
         into += seconds(clock::now() - t0);
     }
 
+    /// The thermo of the whole system from this rank's sums {kinetic, E_pair, virial, atoms}:
+    /// added over the ranks, checked, printed by rank 0. Collective.
+    thermo reduce_thermo(long step, double sums[4]) {
+        MPI_Allreduce(MPI_IN_PLACE, sums, 4, MPI_DOUBLE, MPI_SUM, comm_);
+        if (sums[3] != double(n_total_))
+            throw std::runtime_error("md_mpi: the ranks hold " + std::to_string(sums[3]) +
+                                     " atoms, the start had " + std::to_string(n_total_));
+        const thermo t = make_thermo(step, sums[0], sums[1], sums[2], n_total_, volume_);
+        if (rank_ == 0) {
+            print_thermo(t, opt_.digits);
+            std::fflush(stdout);
+        }
+        return t;
+    }
+
+    MPI_Comm comm_;
+    options opt_;
+    domain dom_;
+    std::size_t n_total_;
+    double volume_;
+    int rank_ = 0;
+    std::vector<int> neighbours_;
+    std::vector<atom_t> mine_; // this rank's atoms of the start
+    std::vector<Real> mass_, dtf_;
+    kernel_box<Real> box_{};
+    cell_grid<Real> grid_{};
+    std::size_t cells_ = 0;
+    stencil stencil_;
+    std::optional<cell_stencil> cells_stencil_;
+    Real cut_sq_ = 0, reach_sq_ = 0;
+    std::size_t capacity_ = 0;
+    mpi_timings t_;
+};
+
+template <class Real, class Layout>
+class distributed : public distributed_loop<Real, distributed<Real, Layout>> {
+    using base = distributed_loop<Real, distributed<Real, Layout>>;
+    friend base;
+    using base::box_, base::capacity_, base::cells_, base::cells_stencil_, base::comm_,
+        base::cut_sq_, base::dom_, base::dtf_, base::grid_, base::mass_, base::neighbours_,
+        base::opt_, base::rank_, base::reach_sq_, base::t_, base::timed;
+
+public:
+    using atom_t = atom<Real>;
+    using atoms_t = layout::vector<atom_t, Layout>;
+
+    /// Collective over comm. Every rank holds the whole start s and keeps its own atoms.
+    distributed(MPI_Comm comm, const system& s, const options& o, const domain& dom)
+        : base(comm, s, o, dom), migration_(comm, std::vector<int>{}, neighbours_),
+          halo_(comm, 0, std::vector<std::size_t>{}, std::vector<int>{}, neighbours_) {
+        atoms_ = atoms_t(layout::aos_vector<atom_t>(this->mine_.begin(), this->mine_.end()));
+        owned_ = atoms_.size();
+    }
+
+private:
     /// f(view of the owned atoms, i) for each owned atom (the ghosts are only read).
     template <class F>
     void for_owned(const F& f) {
         const auto all = atoms_.view();
         layout::for_each_index(layout::exec::serial, decltype(all)(all.storage(), owned_), f);
     }
+    const Real* dtf() const { return dtf_.data(); }
+    void gather_ghosts() { halo_.template gather<layout::mpi::fields<&atom_t::x>>(atoms_); }
+    void wait() {}
 
     neighbor_list list() {
         return {neigh_.data(), count_.data(), plain_.data(), capacity_, capacity_, 1};
@@ -291,7 +351,9 @@ private:
                 neigh_.assign(owned_ * capacity_, 0);
                 const build_local_neighbors<Real> build{grid_,
                                                         box_,
-                                                        *cells_stencil_,
+                                                        cells_stencil_->entry.data(),
+                                                        cells_stencil_->count,
+                                                        cells_stencil_->wide,
                                                         cell_of_.data(),
                                                         bins.offsets.data(),
                                                         bins.permutation.data(),
@@ -332,43 +394,18 @@ private:
             sums[1] += e_[i];
             sums[2] += w_[i];
         }
-        MPI_Allreduce(MPI_IN_PLACE, sums, 4, MPI_DOUBLE, MPI_SUM, comm_);
-        if (sums[3] != double(n_total_))
-            throw std::runtime_error("md_mpi: the ranks hold " + std::to_string(sums[3]) +
-                                     " atoms, the start had " + std::to_string(n_total_));
-        const thermo t = make_thermo(step, sums[0], sums[1], sums[2], n_total_, volume_);
-        if (rank_ == 0) {
-            print_thermo(t, opt_.digits);
-            std::fflush(stdout);
-        }
-        return t;
+        return this->reduce_thermo(step, sums);
     }
 
-    MPI_Comm comm_;
-    options opt_;
-    domain dom_;
-    std::size_t n_total_;
-    double volume_;
-    int rank_ = 0;
-    std::vector<int> neighbours_;
     layout::mpi::migration_plan migration_;
     layout::mpi::halo_plan halo_;
     atoms_t atoms_;
     std::size_t owned_ = 0;
-    std::vector<Real> mass_, dtf_;
     std::vector<int> destinations_;
     std::vector<std::size_t> export_index_;
     std::vector<int> export_rank_;
     std::vector<index_t> cell_of_, sorted_keys_, neigh_, count_, plain_;
     std::vector<double> e_, w_, ke_;
-    kernel_box<Real> box_{};
-    cell_grid<Real> grid_{};
-    std::size_t cells_ = 0;
-    stencil stencil_;
-    std::optional<cell_stencil> cells_stencil_;
-    Real cut_sq_ = 0, reach_sq_ = 0;
-    std::size_t capacity_ = 0;
-    mpi_timings t_;
 };
 
 } // namespace md

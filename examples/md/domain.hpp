@@ -16,6 +16,8 @@
 
 #include "md.hpp"
 
+#include <layout/config.hpp>
+
 #include <algorithm>
 #include <array>
 #include <cmath>
@@ -23,6 +25,40 @@
 #include <vector>
 
 namespace md {
+
+/// The grid's arithmetic, a plain struct the GPU can hold too (distributed_gpu.hpp's kernels ask
+/// it which rank owns an atom and which ranks it is a ghost on).
+struct domain_grid {
+    double lo[3], prd[3]; // the box
+    int p[3];             // sub-boxes along each axis
+    double reach;
+
+    /// The rank that owns a position inside the box.
+    LAYOUT_HOST_DEVICE int owner(const double x[3]) const {
+        int c[3];
+        for (int d = 0; d < 3; ++d) {
+            const int k = static_cast<int>((x[d] - lo[d]) / prd[d] * p[d]);
+            c[d] = k < 0 ? 0 : (k > p[d] - 1 ? p[d] - 1 : k);
+        }
+        return (c[2] * p[1] + c[1]) * p[0] + c[0];
+    }
+    /// Whether position x (inside the box, or a little outside between rebuilds) is within the
+    /// reach of rank r's sub-box, at the nearest periodic image.
+    LAYOUT_HOST_DEVICE bool near(const double x[3], int r) const {
+        const int c[3] = {r % p[0], (r / p[0]) % p[1], r / (p[0] * p[1])};
+        double dist_sq = 0;
+        for (int d = 0; d < 3; ++d) {
+            if (p[d] == 1) continue;
+            const double w = prd[d] / p[d], l = prd[d];
+            // Position relative to the sub-box's low face, in [0, l).
+            double t = std::fmod(x[d] - lo[d] - c[d] * w, l);
+            if (t < 0) t += l;
+            const double gap = t < w ? 0.0 : (t - w < l - t ? t - w : l - t);
+            dist_sq += gap * gap;
+        }
+        return dist_sq < reach * reach;
+    }
+};
 
 class domain {
 public:
@@ -56,13 +92,7 @@ public:
     int ranks() const { return p_[0] * p_[1] * p_[2]; }
 
     /// The rank that owns a position inside the box.
-    int owner(const double x[3]) const {
-        int c[3];
-        for (int d = 0; d < 3; ++d)
-            c[d] = std::clamp(static_cast<int>((x[d] - box_.lo[d]) / box_.prd(d) * p_[d]), 0,
-                              p_[d] - 1);
-        return (c[2] * p_[1] + c[1]) * p_[0] + c[0];
-    }
+    int owner(const double x[3]) const { return grid_of().owner(x); }
 
     /// Ranks other than r whose sub-box comes within the reach of r's: the ranks r exchanges
     /// ghosts and migrating atoms with (symmetric: a is b's neighbour if b is a's).
@@ -84,21 +114,19 @@ public:
         return out;
     }
 
-    /// Whether position x (inside the box, or a little outside between rebuilds) is within the
-    /// reach of rank r's sub-box, at the nearest periodic image.
-    bool near(const double x[3], int r) const {
-        const auto c = coords(r);
-        double dist_sq = 0;
+    /// Whether position x is within the reach of rank r's sub-box (domain_grid::near).
+    bool near(const double x[3], int r) const { return grid_of().near(x, r); }
+
+    /// The arithmetic of owner and near as a plain struct.
+    domain_grid grid_of() const {
+        domain_grid g{};
         for (int d = 0; d < 3; ++d) {
-            if (p_[d] == 1) continue;
-            const double w = width(d), l = box_.prd(d);
-            // Position relative to the sub-box's low face, in [0, l).
-            double t = std::fmod(x[d] - box_.lo[d] - c[d] * w, l);
-            if (t < 0) t += l;
-            const double gap = t < w ? 0.0 : std::min(t - w, l - t);
-            dist_sq += gap * gap;
+            g.lo[d] = box_.lo[d];
+            g.prd[d] = box_.prd(d);
+            g.p[d] = p_[d];
         }
-        return dist_sq < reach_ * reach_;
+        g.reach = reach_;
+        return g;
     }
 
 private:
