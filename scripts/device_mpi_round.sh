@@ -2,7 +2,9 @@
 # One round on a machine with several GPUs of one host (the device tool's nvidia-h100-x2 or -x4
 # kinds), inside one 10-minute call: build the MPI GPU tests and benchmarks, run the tests with a
 # rank per GPU (staged and NCCL), compute-sanitizer memcheck over the device-planned plans' tests,
-# then the device-planned migration and halo benchmark (ALSO_ENV=NAME: once more with NAME=1).
+# then the device-planned migration and halo benchmark (ALSO_ENV=NAME: once more with NAME=1);
+# MD=1: examples/md across the GPUs too (md_mpi_gpu's tests, weak and strong scaling runs);
+# TESTS=0, SANITIZE=0, BENCH=0 leave out the plans' tests, memcheck, the benchmark.
 #   OUT=/some/dir REV=$(git rev-parse --short HEAD) N=4000000 bash scripts/device_mpi_round.sh
 # Files in $OUT: log.txt and steps.tgz (one .txt per step). Every mpirun runs under
 # `timeout -s KILL` and with NCCL_NVLS_ENABLE=0 (NVLink multicast off on shared machines).
@@ -31,24 +33,27 @@ mpi=(mpirun --allow-run-as-root --oversubscribe --mca btl self,vader -np)
 echo "== $(date -u +%Y-%m-%dT%H:%M:%SZ) commit ${REV:-unknown}, $gpus GPU(s):" \
      "$(nvidia-smi --query-gpu=name --format=csv,noheader | sort | uniq -c | xargs)"
 run 60 configure cmake -S . -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=Release \
-    -DCMAKE_CUDA_ARCHITECTURES=90 -DLAYOUT_BUILD_TESTS=ON -DLAYOUT_BUILD_EXAMPLES=OFF \
+    -DCMAKE_CUDA_ARCHITECTURES=90 -DLAYOUT_BUILD_TESTS=ON -DLAYOUT_BUILD_EXAMPLES=ON \
     -DLAYOUT_BUILD_BENCHMARKS=ON
 targets=(mpi_gpu_device_migration_test mpi_gpu_device_halo_test mpi_gpu_device_test mpi_gpu_nccl_device_test
          device_migrate_bench_gpu migrate_bench_gpu)
+[[ "${MD:-0}" != 0 ]] && targets+=(md_mpi_gpu md_compare_thermo)
 run "${BUILD_LIMIT:-300}" build cmake --build "$BUILD" -j "$(nproc)" --target "${targets[@]}" -- -k 0 ||
     grep -E "error|FAILED" "$STEPS/build.txt" | head -30
 exe() { find "$BUILD" -type f -name "$1" -perm -u+x -print -quit; }
 
-for np in 2 $([[ $gpus -ge 4 ]] && echo 4); do
+for np in $([[ "${TESTS:-1}" != 0 ]] && echo 2) $([[ "${TESTS:-1}" != 0 && $gpus -ge 4 ]] && echo 4); do
     for t in device_migration_test device_halo_test; do
         run 150 "${t}_np$np" "${mpi[@]}" "$np" "$(exe mpi_gpu_$t)"
         grep -E "PASSED|FAILED|SKIPPED|tests ran" "$STEPS/${t}_np$np.txt" | sort | uniq -c
     done
 done
-run 120 device_test "${mpi[@]}" 2 "$(exe mpi_gpu_device_test)"
-grep -E "PASSED|FAILED" "$STEPS/device_test.txt" | sort | uniq -c
-run 120 nccl_device_test "${mpi[@]}" 2 "$(exe mpi_gpu_nccl_device_test)"
-grep -E "PASSED|FAILED" "$STEPS/nccl_device_test.txt" | sort | uniq -c
+if [[ "${TESTS:-1}" != 0 ]]; then
+    run 120 device_test "${mpi[@]}" 2 "$(exe mpi_gpu_device_test)"
+    grep -E "PASSED|FAILED" "$STEPS/device_test.txt" | sort | uniq -c
+    run 120 nccl_device_test "${mpi[@]}" 2 "$(exe mpi_gpu_nccl_device_test)"
+    grep -E "PASSED|FAILED" "$STEPS/nccl_device_test.txt" | sort | uniq -c
+fi
 if [[ "${SANITIZE:-1}" != 0 ]]; then
     for t in device_migration_test device_halo_test; do
         run 240 "memcheck_$t" "${mpi[@]}" 2 compute-sanitizer --tool memcheck --report-api-errors no \
@@ -56,7 +61,20 @@ if [[ "${SANITIZE:-1}" != 0 ]]; then
         grep -E "ERROR SUMMARY|PASSED|FAILED" "$STEPS/memcheck_$t.txt" | sort | uniq -c
     done
 fi
-for np in 2 $([[ $gpus -ge 4 ]] && echo 4); do
+if [[ "${MD:-0}" != 0 ]]; then # examples/md across GPUs: thermo against LAMMPS's, then scaling
+    run 300 md_mpi_gpu_tests ctest --test-dir "$BUILD" -R '^md_mpi_gpu' --output-on-failure
+    grep -E "tests passed|Passed|Failed|max rel" "$STEPS/md_mpi_gpu_tests.txt" | head -20
+    md=(--lattice fcc 0.8442 --steps 100 --thermo 100 --layout soa --device gpu)
+    # Weak: 2,048,000 atoms a GPU (4 * 80^3); strong: 16,384,000 atoms (4 * 160^3).
+    for np in 1 2 $([[ $gpus -ge 4 ]] && echo 4); do
+        case $np in 1) weak="80 80 80" ;; 2) weak="160 80 80" ;; 4) weak="160 160 80" ;; esac
+        # shellcheck disable=SC2086 # weak is three numbers
+        run 120 "md_weak_np$np" "${mpi[@]}" "$np" "$(exe md_mpi_gpu)" "${md[@]}" --cells $weak
+        run 180 "md_strong_np$np" "${mpi[@]}" "$np" "$(exe md_mpi_gpu)" "${md[@]}" --cells 160 160 160
+        grep -h -E "^Performance|^Loop time" "$STEPS/md_weak_np$np.txt" "$STEPS/md_strong_np$np.txt"
+    done
+fi
+for np in $([[ "${BENCH:-1}" != 0 ]] && echo 2) $([[ "${BENCH:-1}" != 0 && $gpus -ge 4 ]] && echo 4); do
     run 240 "device_migrate_bench_np${np}_n$N" "${mpi[@]}" "$np" "$(exe device_migrate_bench_gpu)" \
         --n="$N" --steps=20
     cat "$STEPS/device_migrate_bench_np${np}_n$N.txt"

@@ -289,8 +289,9 @@ private:
     /// f(view of the owned atoms, i) for each owned atom (the ghosts are only read).
     template <class F>
     void for_owned(const F& f) {
-        const auto all = atoms_.view();
-        layout::for_each_index(layout::exec::serial, decltype(all)(all.storage(), owned_), f);
+        const typename atoms_t::view_type all = atoms_.view();
+        layout::for_each_index(layout::exec::serial,
+                               typename atoms_t::view_type(all.storage(), owned_), f);
     }
     const Real* dtf() const { return dtf_.data(); }
     void gather_ghosts() { halo_.template gather<layout::mpi::fields<&atom_t::x>>(atoms_); }

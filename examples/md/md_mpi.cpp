@@ -2,9 +2,20 @@
 // atoms migrated and ghosts exchanged with layout::mpi. Same options and output as md (README.md)
 // on the host, one thread per rank, plus --procs PX PY PZ to choose the grid of sub-boxes.
 //   mpirun -np 4 md_mpi --data FILE [--procs 2 2 1] [--layout aos|soa|aosoa32] ...
+// Built as md_mpi_gpu (md_mpi.cu, MD_MPI_GPU), --device gpu runs distributed_gpu.hpp: a GPU per
+// rank (ranks share the GPUs there are), through NCCL where it is built and there is a GPU per
+// rank, else through pinned host memory.
 #include "distributed.hpp"
 #include "domain.hpp"
 #include "host_backend.hpp"
+#if defined(MD_MPI_GPU)
+#  include "distributed_gpu.hpp"
+#  if defined(MD_MPI_NCCL)
+#    include <layout/mpi/nccl.hpp>
+
+#    include <memory>
+#  endif
+#endif
 
 #include <layout/mpi/mpi.hpp>
 
@@ -37,11 +48,47 @@ std::vector<char*> take_procs(int argc, char** argv, std::array<int, 3>& procs) 
     return rest;
 }
 
+#if defined(MD_MPI_GPU)
+/// --device gpu: a GPU per rank where there are enough, else ranks share them.
+int run_gpu(const md::options& o, int ranks, std::array<int, 3> procs) {
+    int devices = 0, rank = 0;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    if (cudaGetDeviceCount(&devices) != cudaSuccess || devices == 0)
+        throw md::input_error("--device gpu: no CUDA device");
+    md::gpu::check(cudaSetDevice(rank % devices), "cudaSetDevice");
+    const md::system s = md::load_start(o);
+    const md::domain dom(s.box, ranks, o.cutoff + o.skin, procs);
+    auto go = [&](auto migration, auto halo) {
+        using transport = decltype(migration);
+        return md::with_types(o, [&]<class Real, class Layout>() {
+            md::distributed_gpu<Real, Layout, transport> sim(MPI_COMM_WORLD, s, o, dom,
+                                                             std::move(migration), std::move(halo));
+            sim.run();
+            sim.report(ranks);
+            return 0;
+        });
+    };
+#  if defined(MD_MPI_NCCL)
+    if (devices >= ranks) { // NCCL takes one GPU per rank
+        const layout::mpi::nccl_communicator nccl(MPI_COMM_WORLD);
+        return go(layout::mpi::nccl_transport(nccl), layout::mpi::nccl_transport(nccl));
+    }
+#  endif
+    return go(layout::mpi::staged_transport(MPI_COMM_WORLD),
+              layout::mpi::staged_transport(MPI_COMM_WORLD));
+}
+#endif
+
 int run(int argc, char** argv, int ranks) {
     std::array<int, 3> procs = {0, 0, 0};
     std::vector<char*> args = take_procs(argc, argv, procs);
     const md::options o = md::parse_options(static_cast<int>(args.size()), args.data());
-    if (o.device == "gpu") throw md::input_error("--device gpu: md_mpi runs on the host");
+#if defined(MD_MPI_GPU)
+    if (o.device == "gpu") return run_gpu(o, ranks, procs);
+#else
+    if (o.device == "gpu")
+        throw md::input_error("--device gpu: md_mpi runs on the host (md_mpi_gpu: on GPUs)");
+#endif
     if (o.threads != 1) throw md::input_error("--threads: md_mpi runs one thread per rank");
     // --neighbor is not read: md_mpi always runs a full list (distributed.hpp says why).
     const md::system s = md::load_start(o); // every rank reads the start and keeps its atoms

@@ -289,6 +289,13 @@ TYPED_TEST(cuda_gather_scatter, bin_by_key_matches_the_host_binning) {
             std::vector<T> want_values(n);
             for (std::size_t i = 0; i < n; ++i) want_values[i] = values[want.permutation[i]];
             EXPECT_TRUE(same_values(elements(c), want_values)) << n << " " << num_bins;
+
+            // Keys as a std::span over device memory (no container to take a resource from).
+            auto span_keys = to_device(keys);
+            const auto from_span = layout::cuda::bin_by_key(
+                std::span<std::int32_t>(span_keys.data(), span_keys.size()), num_bins);
+            EXPECT_EQ(to_host(from_span.permutation), want.permutation) << n << " " << num_bins;
+            EXPECT_EQ(to_host(from_span.offsets), want.offsets) << n << " " << num_bins;
         }
     }
 }

@@ -48,10 +48,11 @@ stream_ref stream_for(const X& x, const Rest&... rest) noexcept {
 /// use its container's allocator), else the device's default pool.
 template <class X, class... Rest>
 resource_ref resource_for(const X& x, const Rest&... rest) noexcept {
-    if constexpr (layout::detail::is_vector_v<std::remove_cv_t<X>> &&
-                  !std::remove_cv_t<X>::memory_type::host_accessible)
-        return x.resource();
-    else if constexpr (sizeof...(Rest) > 0)
+    // Nested: memory_type exists only where X is a container (keys may be a std::span).
+    if constexpr (layout::detail::is_vector_v<std::remove_cv_t<X>>) {
+        if constexpr (!std::remove_cv_t<X>::memory_type::host_accessible) return x.resource();
+    }
+    if constexpr (sizeof...(Rest) > 0)
         return resource_for(rest...);
     else
         return device_memory::default_resource();
