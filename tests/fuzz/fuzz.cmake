@@ -16,18 +16,14 @@ set(LAYOUT_FUZZ_MAX_SIZE 300 CACHE STRING
     "Largest container the fuzz_differential streams grow (environment LAYOUT_FUZZ_MAX_SIZE overrides)")
 option(LAYOUT_BUILD_FUZZER "Build the libFuzzer target layout_fuzzer (clang with -fsanitize=fuzzer)" OFF)
 
-# Two translation units (host memory, failing memory), so that they compile in parallel.
-add_executable(fuzz_differential ${LAYOUT_TESTS_DIR}/fuzz/fuzz_test.cpp
-                                 ${LAYOUT_TESTS_DIR}/fuzz/fuzz_test_failing.cpp)
-target_link_libraries(fuzz_differential PRIVATE layout::layout GTest::gtest_main)
-target_include_directories(fuzz_differential PRIVATE ${LAYOUT_TESTS_DIR})
+# Two translation units (host memory, failing memory), so that they compile in parallel. Labels
+# host and fuzz; COST: the longest tests of a run (5 to 15 s each), started first
+# (tests/CMakeLists.txt).
+layout_host_test(fuzz_differential ${LAYOUT_TESTS_DIR}/fuzz/fuzz_test.cpp
+                                   ${LAYOUT_TESTS_DIR}/fuzz/fuzz_test_failing.cpp
+                 LABELS fuzz COST 10)
 target_compile_definitions(fuzz_differential PRIVATE
     LAYOUT_FUZZ_OPS_DEFAULT=${LAYOUT_FUZZ_OPS} LAYOUT_FUZZ_MAX_SIZE_DEFAULT=${LAYOUT_FUZZ_MAX_SIZE})
-layout_test_warnings(fuzz_differential)
-gtest_discover_tests(fuzz_differential
-    TEST_PREFIX "fuzz_differential."
-    DISCOVERY_MODE PRE_TEST
-    PROPERTIES LABELS "host;fuzz")
 
 if(LAYOUT_BUILD_FUZZER)
     include(CheckCXXSourceCompiles)
