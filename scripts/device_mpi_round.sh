@@ -3,8 +3,10 @@
 # kinds), inside one 10-minute call: build the MPI GPU tests and benchmarks, run the tests with a
 # rank per GPU (staged and NCCL), compute-sanitizer memcheck over the device-planned plans' tests,
 # then the device-planned migration and halo benchmark (ALSO_ENV=NAME: once more with NAME=1);
-# MD=1: examples/md across the GPUs too (md_mpi_gpu's tests, weak and strong scaling runs);
-# TESTS=0, SANITIZE=0, BENCH=0 leave out the plans' tests, memcheck, the benchmark.
+# MD=1: examples/md across the GPUs too (md_mpi_gpu's tests, weak scaling runs with the halo
+# beside the interior forces and with --no-overlap, then the benchmark, then strong scaling);
+# TESTS=0, SANITIZE=0, BENCH=0, STRONG=0 leave out the plans' tests, memcheck, the benchmark,
+# the strong-scaling runs.
 #   OUT=/some/dir REV=$(git rev-parse --short HEAD) N=4000000 bash scripts/device_mpi_round.sh
 # Files in $OUT: log.txt and steps.tgz (one .txt per step). Every mpirun runs under
 # `timeout -s KILL` and with NCCL_NVLS_ENABLE=0 (NVLink multicast off on shared machines).
@@ -65,13 +67,19 @@ if [[ "${MD:-0}" != 0 ]]; then # examples/md across GPUs: thermo against LAMMPS'
     run 300 md_mpi_gpu_tests ctest --test-dir "$BUILD" -R '^md_mpi_gpu' --output-on-failure
     grep -E "tests passed|Passed|Failed|max rel" "$STEPS/md_mpi_gpu_tests.txt" | head -20
     md=(--lattice fcc 0.8442 --steps 100 --thermo 100 --layout soa --device gpu)
-    # Weak: 2,048,000 atoms a GPU (4 * 80^3); strong: 16,384,000 atoms (4 * 160^3).
+    # Weak: 2,048,000 atoms a GPU (4 * 80^3), overlapped and not, twice each, alternating.
     for np in 1 2 $([[ $gpus -ge 4 ]] && echo 4); do
         case $np in 1) weak="80 80 80" ;; 2) weak="160 80 80" ;; 4) weak="160 160 80" ;; esac
-        # shellcheck disable=SC2086 # weak is three numbers
-        run 120 "md_weak_np$np" "${mpi[@]}" "$np" "$(exe md_mpi_gpu)" "${md[@]}" --cells $weak
-        run 180 "md_strong_np$np" "${mpi[@]}" "$np" "$(exe md_mpi_gpu)" "${md[@]}" --cells 160 160 160
-        grep -h -E "^Performance|^Loop time" "$STEPS/md_weak_np$np.txt" "$STEPS/md_strong_np$np.txt"
+        for rep in 1 2; do
+            for mode in overlap no_overlap; do
+                flag=()
+                [[ $mode == no_overlap ]] && flag=(--no-overlap)
+                name="md_weak_np${np}_${mode}_$rep"
+                # shellcheck disable=SC2086 # weak is three numbers
+                run 120 "$name" "${mpi[@]}" "$np" "$(exe md_mpi_gpu)" "${md[@]}" --cells $weak "${flag[@]}"
+                echo "$name: $(grep -h -E "^Performance" "$STEPS/$name.txt")"
+            done
+        done
     done
 fi
 for np in $([[ "${BENCH:-1}" != 0 ]] && echo 2) $([[ "${BENCH:-1}" != 0 && $gpus -ge 4 ]] && echo 4); do
@@ -84,5 +92,16 @@ for np in $([[ "${BENCH:-1}" != 0 ]] && echo 2) $([[ "${BENCH:-1}" != 0 && $gpus
         cat "$STEPS/device_migrate_bench_np${np}_n${N}_$ALSO_ENV.txt"
     fi
 done
+if [[ "${MD:-0}" != 0 && "${STRONG:-1}" != 0 ]]; then # strong: 16,384,000 atoms (4 * 160^3)
+    for np in 1 2 $([[ $gpus -ge 4 ]] && echo 4); do
+        for mode in overlap $([[ $np -gt 1 ]] && echo no_overlap); do
+            flag=()
+            [[ $mode == no_overlap ]] && flag=(--no-overlap)
+            name="md_strong_np${np}_$mode"
+            run 180 "$name" "${mpi[@]}" "$np" "$(exe md_mpi_gpu)" "${md[@]}" --cells 160 160 160 "${flag[@]}"
+            echo "$name: $(grep -h -E "^Performance" "$STEPS/$name.txt")"
+        done
+    done
+fi
 tar czf "$OUT/steps.tgz" -C "$STEPS" .
 echo "== done, status $status"

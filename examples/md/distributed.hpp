@@ -120,7 +120,8 @@ struct mpi_timings {
 /// What the host and the GPU versions of the distributed time loop share: the loop itself, the
 /// box, the cells, the stencil, this rank's atoms of the start, the timings and the thermo's
 /// reduction. Derived provides for_owned(f), dtf() (the masses' dt/2m where f runs),
-/// reneighbor(), gather_ghosts(), force(energy), measure(step) and wait() (its work done).
+/// reneighbor(), gather_ghosts(), force(energy), measure(step) and wait() (its work done), and
+/// may replace gather_ghosts_and_force(energy) (the GPU version overlaps the two).
 template <class Real, class Derived>
 class distributed_loop {
 public:
@@ -140,12 +141,13 @@ public:
             timed(t_.integrate, [&] {
                 self.for_owned(initial_integrate<Real>{self.dtf(), Real(opt_.dt)});
             });
-            if (step % opt_.every == 0)
-                self.reneighbor();
-            else
-                timed(t_.comm, [&] { self.gather_ghosts(); });
             const bool thermo_step = step % opt_.thermo == 0 || step == opt_.steps;
-            self.force(thermo_step);
+            if (step % opt_.every == 0) {
+                self.reneighbor();
+                self.force(thermo_step);
+            } else {
+                self.gather_ghosts_and_force(thermo_step);
+            }
             timed(t_.integrate, [&] { self.for_owned(final_integrate<Real>{self.dtf()}); });
             if (thermo_step) out.push_back(self.measure(step));
         }
@@ -165,8 +167,7 @@ public:
         std::printf("Performance: %.3f timesteps/s, %.4g atom-steps/s (%d x %d x %d ranks, "
                     "layout %s, %s, full neighbor list%s)\n",
                     double(opt_.steps) / t[0], double(opt_.steps) * double(n_total_) / t[0], px, py,
-                    pz, opt_.layout.c_str(), opt_.precision.c_str(),
-                    opt_.device == "gpu" ? ", a GPU per rank" : "");
+                    pz, opt_.layout.c_str(), opt_.precision.c_str(), how_.c_str());
         std::printf("Section (slowest rank) | time (s)\nForce     | %10.6f\nNeighbor  | %10.6f\n"
                     "Comm      | %10.6f\nIntegrate | %10.6f\n",
                     t[1], t[2], t[3], t[4]);
@@ -216,6 +217,13 @@ protected:
                     16;
     }
 
+    /// A step between rebuilds: the ghosts' new positions, then the forces.
+    void gather_ghosts_and_force(bool energy) {
+        Derived& self = static_cast<Derived&>(*this);
+        timed(t_.comm, [&] { self.gather_ghosts(); });
+        self.force(energy);
+    }
+
     static double seconds(clock::duration d) { return std::chrono::duration<double>(d).count(); }
     static int rank_of(MPI_Comm comm) {
         int r = 0;
@@ -263,6 +271,7 @@ protected:
     Real cut_sq_ = 0, reach_sq_ = 0;
     std::size_t capacity_ = 0;
     mpi_timings t_;
+    std::string how_; // the report's words for how Derived runs the loop
 };
 
 template <class Real, class Layout>

@@ -2,12 +2,20 @@
 /// The time loop of md_mpi_gpu: distributed.hpp's steps with a GPU per rank, everything
 /// per atom on the GPU and only counts through the host.
 ///
-///   every step      halo.gather<fields<&atom::x>>   device_halo_plan: owners' positions to ghosts
+///   every step      halo.gather<fields<&atom::x>>   device_halo_plan: owners' positions to ghosts,
+///                                                   while the interior atoms' forces run
+///                   forces of the boundary atoms    after the halo: their lists hold ghosts
 ///   every rebuild   kernel: each atom's owner        device_migration_plan::migrate (the atoms
 ///                                                   to the rank whose sub-box holds them)
 ///                   kernels: exports (atom, rank)    device_halo_plan::update + gather: new ghosts
 ///                   bin_by_key, neighbour kernel     the lists, as on one rank
 ///   thermo steps    CUB sums, MPI_Allreduce          kinetic energy, E_pair and virial
+///
+/// Overlap: an owned atom whose list holds no ghost (interior: all but a few percent) needs no
+/// position from another rank, so its force runs on a second, low-priority stream while the
+/// halo exchange (pack, NCCL, unpack, on the simulation's high-priority stream) writes the
+/// ghosts; then the boundary atoms' forces, ordered after the exchange. The atoms' order, lists
+/// and arithmetic are those of the sequential loop (--no-overlap), so is the thermo, bit for bit.
 ///
 /// The kernels are those of the host version (kernels.hpp's functors, build_local_neighbors,
 /// domain_grid), run through layout::cuda::for_each_index on a stream of the simulation's own;
@@ -30,8 +38,10 @@
 
 #include <cub/device/device_reduce.cuh>
 #include <cub/device/device_scan.cuh>
+#include <cub/device/device_select.cuh>
 #include <cuda_runtime.h>
 #include <mpi.h>
+#include <thrust/iterator/counting_iterator.h>
 
 #include <cstdint>
 #include <span>
@@ -101,6 +111,40 @@ struct write_exports {
     }
 };
 
+/// ghost[i]: whether owned atom i's list holds a ghost (an atom at or past `owned`).
+struct lists_ghost {
+    neighbor_list list;
+    std::size_t owned;
+    std::uint8_t* ghost;
+    template <class View>
+    LAYOUT_HOST_DEVICE void operator()(const View&, std::size_t i) const {
+        const index_t* neigh = list.neigh + i * list.stride_i;
+        bool any = false;
+        for (index_t k = 0; k < list.count[i]; ++k) any = any || neigh[k * list.stride_k] >= owned;
+        ghost[i] = any ? 1 : 0;
+    }
+};
+
+/// f(a, i) for the interior atoms (no ghost in their lists): they read owned atoms only, so
+/// they may run while the halo exchange writes the ghosts.
+template <class F>
+struct interior_only {
+    F f;
+    const std::uint8_t* ghost; // lists_ghost's
+    template <class View>
+    LAYOUT_HOST_DEVICE void operator()(const View& a, std::size_t i) const {
+        if (!ghost[i]) f(a, i);
+    }
+};
+
+/// f(a, boundary[k]) for k < n: the boundary atoms' forces. `a` views every local atom, ghosts
+/// included (for_each_index's view of the owned atoms would end before them).
+template <class View, class F>
+__global__ void for_listed(View a, const std::uint32_t* boundary, std::size_t n, F f) {
+    const std::size_t k = std::size_t{blockIdx.x} * blockDim.x + threadIdx.x;
+    if (k < n) f(a, boundary[k]);
+}
+
 } // namespace gpu
 
 template <class Real, class Layout, layout::mpi::device_transport Transport>
@@ -117,10 +161,11 @@ public:
     template <class T>
     using array = layout::cuda::aos_vector<T>;
 
-    /// Collective over comm. `migration` and `halo`: the two plans' transports.
+    /// Collective over comm. `migration` and `halo`: the two plans' transports. `overlap`: the
+    /// halo exchange beside the interior forces (else one after the other).
     distributed_gpu(MPI_Comm comm, const system& s, const options& o, const domain& dom,
-                    Transport migration, Transport halo)
-        : base(comm, s, o, dom),
+                    Transport migration, Transport halo, bool overlap = true)
+        : base(comm, s, o, dom), overlap_(overlap),
           migration_(comm, std::move(migration), layout::stream_ref(stream_)),
           halo_(comm, std::move(halo), layout::stream_ref(stream_)),
           ws_(layout::stream_ref(stream_)),
@@ -129,17 +174,26 @@ public:
           mass_on_gpu_(to_device(base::mass_)), dtf_on_gpu_(to_device(base::dtf_)),
           stencil_(to_device(cells_stencil_->entry)), neighbour_ranks_(to_device(neighbours_)) {
         owned_ = atoms_.size();
+        this->how_ = overlap ? ", a GPU per rank, halo beside the interior forces (in Force)"
+                             : ", a GPU per rank, halo then forces";
     }
     distributed_gpu(const distributed_gpu&) = delete;
     distributed_gpu& operator=(const distributed_gpu&) = delete;
 
 private:
-    /// The simulation's stream: created first and destroyed last, after every member that
-    /// frees memory in its order.
+    /// A stream of the simulation's, with a priority: the simulation's own (the exchanges' and
+    /// everything else's, high) is created first and destroyed last, after every member that
+    /// frees memory in its order; the interior forces' is low, so that the exchange's kernels
+    /// get SMs as soon as any frees.
     struct owned_stream {
         cudaStream_t s = nullptr;
-        owned_stream() {
-            gpu::check(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking), "cudaStreamCreate");
+        explicit owned_stream(bool high) {
+            int least = 0, greatest = 0;
+            gpu::check(cudaDeviceGetStreamPriorityRange(&least, &greatest),
+                       "cudaDeviceGetStreamPriorityRange");
+            gpu::check(
+                cudaStreamCreateWithPriority(&s, cudaStreamNonBlocking, high ? greatest : least),
+                "cudaStreamCreateWithPriority");
         }
         owned_stream(const owned_stream&) = delete;
         owned_stream& operator=(const owned_stream&) = delete;
@@ -147,6 +201,15 @@ private:
             cudaStreamSynchronize(s);
             cudaStreamDestroy(s);
         }
+    };
+    struct owned_event {
+        cudaEvent_t e = nullptr;
+        owned_event() {
+            gpu::check(cudaEventCreateWithFlags(&e, cudaEventDisableTiming), "cudaEventCreate");
+        }
+        owned_event(const owned_event&) = delete;
+        owned_event& operator=(const owned_event&) = delete;
+        ~owned_event() { cudaEventDestroy(e); }
     };
 
     template <class T>
@@ -173,6 +236,57 @@ private:
     }
     const Real* dtf() { return ptr(dtf_on_gpu_); }
     void gather_ghosts() { halo_.template gather<layout::mpi::fields<&atom_t::x>>(atoms_); }
+
+    /// The forces f of the interior atoms on `interior` and of the boundary atoms on the
+    /// simulation's stream, after `between` there (the halo exchange, or nothing). The two
+    /// streams fork before and join after, also when `between` throws.
+    template <class F, class Between>
+    void forces(const F& f, cudaStream_t interior, Between&& between) {
+        if (interior != stream_) {
+            gpu::check(cudaEventRecord(fork_.e, stream_), "cudaEventRecord");
+            gpu::check(cudaStreamWaitEvent(interior, fork_.e), "cudaStreamWaitEvent");
+        }
+        struct join {
+            cudaStream_t from, into;
+            cudaEvent_t e;
+            ~join() {
+                if (from == into) return;
+                cudaEventRecord(e, from);
+                cudaStreamWaitEvent(into, e);
+            }
+        } joined{interior, stream_, join_.e};
+        if (owned_ != 0) {
+            const typename atoms_t::view_type all = atoms_.view();
+            layout::cuda::for_each_index(typename atoms_t::view_type(all.storage(), owned_),
+                                         gpu::interior_only<F>{f, ptr(ghost_)},
+                                         layout::stream_ref(interior));
+        }
+        between();
+        if (boundary_count_ != 0) {
+            constexpr unsigned block = 128;
+            const auto grid = static_cast<unsigned>((boundary_count_ + block - 1) / block);
+            gpu::for_listed<<<grid, block, 0, stream_>>>(atoms_.view(), ptr(boundary_),
+                                                         boundary_count_, f);
+            gpu::check(cudaGetLastError(), "for_listed");
+        }
+    }
+    template <class Between>
+    void forces(bool energy, cudaStream_t interior, Between&& between) {
+        fit(e_, owned_);
+        fit(w_, owned_);
+        if (energy)
+            forces(lj_full<Real, true>{list(), box_, cut_sq_, ptr(e_), ptr(w_)}, interior, between);
+        else
+            forces(lj_full<Real, false>{list(), box_, cut_sq_, nullptr, nullptr}, interior,
+                   between);
+    }
+
+    /// A step between rebuilds: the halo exchange beside the interior forces (overlap_), else
+    /// one after the other, timed apart.
+    void gather_ghosts_and_force(bool energy) {
+        if (!overlap_) return base::gather_ghosts_and_force(energy);
+        timed(t_.force, [&] { forces(energy, interior_stream_.s, [&] { gather_ghosts(); }); });
+    }
     void wait() { gpu::check(cudaStreamSynchronize(stream_), "cudaStreamSynchronize"); }
 
     neighbor_list list() {
@@ -235,18 +349,16 @@ private:
                 if (most <= capacity_) break;
                 capacity_ = most + most / 4 + 8;
             }
+            // Interior and boundary atoms: the boundary ones listed, in order.
+            fit(ghost_, owned_);
+            fit(boundary_, owned_);
+            for_owned(gpu::lists_ghost{list(), owned_, ptr(ghost_)});
+            boundary_count_ = owned_ ? select_flagged(ptr(ghost_), ptr(boundary_), owned_) : 0;
         });
     }
 
     void force(bool energy) {
-        timed(t_.force, [&] {
-            fit(e_, owned_);
-            fit(w_, owned_);
-            if (energy)
-                for_owned(lj_full<Real, true>{list(), box_, cut_sq_, ptr(e_), ptr(w_)});
-            else
-                for_owned(lj_full<Real, false>{list(), box_, cut_sq_, nullptr, nullptr});
-        });
+        timed(t_.force, [&] { forces(energy, stream_, [] {}); });
     }
 
     /// The thermo of the whole system: this rank's sums (on the GPU), added over the ranks.
@@ -283,6 +395,14 @@ private:
             return cub::DeviceReduce::Max(temp, bytes, in, out, n, stream_);
         });
     }
+    /// out: the i < n with flag[i] set, in order; returns how many.
+    std::size_t select_flagged(const std::uint8_t* flag, std::uint32_t* out, std::size_t n) {
+        return reduce<std::uint32_t>([&](void* temp, std::size_t& bytes, std::uint32_t* count) {
+            return cub::DeviceSelect::Flagged(temp, bytes,
+                                              thrust::counting_iterator<std::uint32_t>(0), flag,
+                                              out, count, n, stream_);
+        });
+    }
     /// counts[0, n) become their exclusive prefix sums; returns the total (counts[n]).
     std::size_t exclusive_sum(std::uint32_t* counts, std::size_t n) {
         return reduce<std::uint32_t>([&](void* temp, std::size_t& bytes, std::uint32_t* out) {
@@ -299,8 +419,11 @@ private:
         });
     }
 
-    owned_stream owned_stream_;
+    bool overlap_;
+    owned_stream owned_stream_{true};
     cudaStream_t stream_ = owned_stream_.s;
+    owned_stream interior_stream_{false};
+    owned_event fork_, join_;
     layout::mpi::device_migration_plan<Transport> migration_;
     layout::mpi::device_halo_plan<Transport> halo_;
     layout::cuda::workspace ws_;
@@ -310,6 +433,9 @@ private:
     array<int> stencil_, neighbour_ranks_, destinations_, export_rank_;
     array<std::uint32_t> export_count_, export_index_;
     array<index_t> cell_of_, sorted_keys_, neigh_, count_, plain_;
+    array<std::uint8_t> ghost_;     // per owned atom: its list holds a ghost
+    array<std::uint32_t> boundary_; // the owned atoms whose lists hold ghosts
+    std::size_t boundary_count_ = 0;
     array<double> e_, w_, ke_;
 };
 

@@ -4,7 +4,8 @@
 //   mpirun -np 4 md_mpi --data FILE [--procs 2 2 1] [--layout aos|soa|aosoa32] ...
 // Built as md_mpi_gpu (md_mpi.cu, MD_MPI_GPU), --device gpu runs distributed_gpu.hpp: a GPU per
 // rank (ranks share the GPUs there are), through NCCL where it is built and there is a GPU per
-// rank, else through pinned host memory.
+// rank, else through pinned host memory; the halo exchange runs beside the interior atoms'
+// forces unless --no-overlap is given.
 #include "distributed.hpp"
 #include "domain.hpp"
 #include "host_backend.hpp"
@@ -29,10 +30,16 @@
 
 namespace {
 
-/// md's options, less --procs PX PY PZ (md::parse_options does not know it).
-std::vector<char*> take_procs(int argc, char** argv, std::array<int, 3>& procs) {
+/// md's options, less md_mpi's own (md::parse_options does not know them): --procs PX PY PZ and
+/// --no-overlap (md_mpi_gpu: the halo exchange, then the forces, timed apart).
+std::vector<char*> take_own_options(int argc, char** argv, std::array<int, 3>& procs,
+                                    bool& overlap) {
     std::vector<char*> rest{argv[0]};
     for (int a = 1; a < argc; ++a) {
+        if (std::string(argv[a]) == "--no-overlap") {
+            overlap = false;
+            continue;
+        }
         if (std::string(argv[a]) != "--procs") {
             rest.push_back(argv[a]);
             continue;
@@ -50,7 +57,7 @@ std::vector<char*> take_procs(int argc, char** argv, std::array<int, 3>& procs) 
 
 #if defined(MD_MPI_GPU)
 /// --device gpu: a GPU per rank where there are enough, else ranks share them.
-int run_gpu(const md::options& o, int ranks, std::array<int, 3> procs) {
+int run_gpu(const md::options& o, int ranks, std::array<int, 3> procs, bool overlap) {
     int devices = 0, rank = 0;
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     if (cudaGetDeviceCount(&devices) != cudaSuccess || devices == 0)
@@ -61,8 +68,8 @@ int run_gpu(const md::options& o, int ranks, std::array<int, 3> procs) {
     auto go = [&](auto migration, auto halo) {
         using transport = decltype(migration);
         return md::with_types(o, [&]<class Real, class Layout>() {
-            md::distributed_gpu<Real, Layout, transport> sim(MPI_COMM_WORLD, s, o, dom,
-                                                             std::move(migration), std::move(halo));
+            md::distributed_gpu<Real, Layout, transport> sim(
+                MPI_COMM_WORLD, s, o, dom, std::move(migration), std::move(halo), overlap);
             sim.run();
             sim.report(ranks);
             return 0;
@@ -81,10 +88,11 @@ int run_gpu(const md::options& o, int ranks, std::array<int, 3> procs) {
 
 int run(int argc, char** argv, int ranks) {
     std::array<int, 3> procs = {0, 0, 0};
-    std::vector<char*> args = take_procs(argc, argv, procs);
+    bool overlap = true;
+    std::vector<char*> args = take_own_options(argc, argv, procs, overlap);
     const md::options o = md::parse_options(static_cast<int>(args.size()), args.data());
 #if defined(MD_MPI_GPU)
-    if (o.device == "gpu") return run_gpu(o, ranks, procs);
+    if (o.device == "gpu") return run_gpu(o, ranks, procs, overlap);
 #else
     if (o.device == "gpu")
         throw md::input_error("--device gpu: md_mpi runs on the host (md_mpi_gpu: on GPUs)");

@@ -14,6 +14,8 @@
 # MD_LMP_VARS: extra arguments for LAMMPS's in.reference (e.g. "-var cut 4.0"); MD_REFERENCE:
 # the committed reference to compare with (default reference.log). MD_LAUNCH and MD_LMP_LAUNCH:
 # a launcher before md and before lmp (e.g. "mpirun -np 4"; md_mpi's tests set them).
+# MD_SAME_WITH: options for a second run of md whose thermo must equal the first's digit for
+# digit (md_mpi_gpu's --no-overlap: the same arithmetic, the streams in another order).
 set -euo pipefail
 
 mode=$1 md=$2 compare=$3 data=$4 work=$5
@@ -63,3 +65,26 @@ if [[ $rc -ne 0 ]]; then
     exit 1
 fi
 "$compare" reference.log md.out --tol0 "$tol0" --tol "$tol"
+
+if [[ -n "${MD_SAME_WITH:-}" ]]; then
+    set +e
+    # shellcheck disable=SC2086 # MD_LAUNCH and MD_SAME_WITH are lists of arguments
+    ${MD_LAUNCH:-} "$md" --data start.data --digits 15 "$@" ${MD_SAME_WITH} >md_same.out 2>&1
+    rc=$?
+    set -e
+    if [[ $rc -ne 0 ]]; then
+        cat md_same.out
+        echo "md with ${MD_SAME_WITH} exited with $rc"
+        exit 1
+    fi
+    thermo_rows() { grep -E '^ *[0-9]+ +[-0-9]' "$1" || true; }
+    if [[ -z "$(thermo_rows md.out)" ]]; then
+        echo "no thermo rows in md's output"
+        exit 1
+    fi
+    if ! diff <(thermo_rows md.out) <(thermo_rows md_same.out); then
+        echo "the thermo differs with ${MD_SAME_WITH}"
+        exit 1
+    fi
+    echo "thermo identical with ${MD_SAME_WITH} ($(thermo_rows md.out | wc -l) rows)"
+fi
