@@ -18,6 +18,9 @@
 // ranks) as ghosts and refreshes them every step (only the gather timed):
 //   nccl alone          the gather's messages (the same bytes per peer) as one grouped exchange
 //   halo <L> <fields>   layout::mpi::device_halo_plan<nccl_transport>::gather<S>(c)
+// each timed twice: one at a time (barrier, gather, wait: what one exchange costs, the host's
+// agreement included) and back to back (STEPS gathers, then one wait, as a time loop and
+// nccl-tests run them: the host's agreement for one overlaps the GPU's work on the one before).
 //
 //     mpirun -np 2 ./device_migrate_bench_gpu --n=4000000 --steps=20   (NCCL_NVLS_ENABLE=0)
 #include "migrate_bench.hpp"
@@ -70,6 +73,23 @@ std::vector<double> time_steps(const world& w, const options& o, Step step) {
         check(cudaStreamSynchronize(w.stream), "step");
         const double t1 = MPI_Wtime();
         if (s > 0) times.push_back(t1 - t0);
+    }
+    return times;
+}
+
+/// The slowest rank's seconds a step over 5 batches of o.steps steps run back to back: a barrier,
+/// the steps, one wait for the stream.
+template <class Step>
+std::vector<double> time_batches(const world& w, const options& o, Step step) {
+    std::vector<double> times;
+    step(0);
+    check(cudaStreamSynchronize(w.stream), "warm-up");
+    for (int b = 0; b < 5; ++b) {
+        MPI_Barrier(MPI_COMM_WORLD);
+        const double t0 = MPI_Wtime();
+        for (int s = 1; s <= o.steps; ++s) step(s);
+        check(cudaStreamSynchronize(w.stream), "batch");
+        times.push_back((MPI_Wtime() - t0) / o.steps);
     }
     return times;
 }
@@ -275,10 +295,11 @@ ghost_list halo_exports(const world& w, const options& o) {
     return g;
 }
 
-/// Seconds per gather of S through a device_halo_plan; bytes: the messages' bytes per peer.
+/// Seconds per gather of S through a device_halo_plan, one at a time or back to back; bytes: the
+/// messages' bytes per peer.
 template <class S, class C>
 std::vector<double> halo(const world& w, const options& o, const ghost_list& g,
-                         std::vector<std::size_t>& bytes) {
+                         std::vector<std::size_t>& bytes, bool back_to_back) {
     const layout::stream_ref s(w.stream);
     const auto init = initial(o.n, w.rank);
     C c(layout::aos_vector<Particle>(init.begin(), init.end()), s);
@@ -300,7 +321,8 @@ std::vector<double> halo(const world& w, const options& o, const ghost_list& g,
         bytes[static_cast<std::size_t>(g.rank[k])] +=
             layout::mpi::wire_bytes_per_element_v<Particle, S>;
     for (auto& b : bytes) b = (b + 15) / 16 * 16; // messages are padded to 16 bytes
-    auto times = time_steps(w, o, [&](int) { plan.template gather<S>(c); });
+    auto gather = [&](int) { plan.template gather<S>(c); };
+    auto times = back_to_back ? time_batches(w, o, gather) : time_steps(w, o, gather);
     cudaFree(index);
     cudaFree(rank);
     return times;
@@ -308,13 +330,13 @@ std::vector<double> halo(const world& w, const options& o, const ghost_list& g,
 
 /// The same bytes per peer as one grouped NCCL exchange (each peer sends back as much).
 std::vector<double> nccl_bytes(const world& w, const options& o,
-                               const std::vector<std::size_t>& bytes) {
+                               const std::vector<std::size_t>& bytes, bool back_to_back) {
     std::size_t total = 0;
     for (std::size_t b : bytes) total += b;
     std::byte *send = nullptr, *recv = nullptr;
     check(cudaMalloc(&send, total + 16), "cudaMalloc");
     check(cudaMalloc(&recv, total + 16), "cudaMalloc");
-    auto times = time_steps(w, o, [&](int) {
+    auto exchange = [&](int) {
         check(ncclGroupStart(), "ncclGroupStart");
         std::size_t at = 0;
         for (std::size_t r = 0; r < bytes.size(); ++r) {
@@ -326,7 +348,8 @@ std::vector<double> nccl_bytes(const world& w, const options& o,
             at += bytes[r];
         }
         check(ncclGroupEnd(), "ncclGroupEnd");
-    });
+    };
+    auto times = back_to_back ? time_batches(w, o, exchange) : time_steps(w, o, exchange);
     cudaFree(send);
     cudaFree(recv);
     return times;
@@ -429,7 +452,7 @@ int main(int argc, char** argv) {
     using xyz = layout::mpi::fields<&Particle::x, &Particle::y, &Particle::z>;
     struct halo_row {
         std::string name;
-        double seconds, wire;
+        double seconds, wire, batched, batched_wire;
         std::size_t bytes;
     };
     std::vector<halo_row> halo_rows;
@@ -437,11 +460,14 @@ int main(int argc, char** argv) {
         using C = typename decltype(tag)::type;
         using S = decltype(fields);
         std::vector<std::size_t> bytes;
-        const double t = median_of_max(halo<S, C>(w, o, g, bytes));
-        const double wire = median_of_max(nccl_bytes(w, o, bytes));
-        std::size_t sent = 0;
-        for (std::size_t b : bytes) sent += b;
-        halo_rows.push_back({name, t, wire, sent});
+        halo_row r{name};
+        r.seconds = median_of_max(halo<S, C>(w, o, g, bytes, false));
+        r.wire = median_of_max(nccl_bytes(w, o, bytes, false));
+        r.batched = median_of_max(halo<S, C>(w, o, g, bytes, true));
+        r.batched_wire = median_of_max(nccl_bytes(w, o, bytes, true));
+        r.bytes = 0;
+        for (std::size_t b : bytes) r.bytes += b;
+        halo_rows.push_back(r);
     };
     halo_pair("halo aos, all fields", std::type_identity<layout::cuda::aos_vector<Particle>>{},
               layout::mpi::all_fields{});
@@ -455,11 +481,15 @@ int main(int argc, char** argv) {
             "\nhalo gather: %zu ghosts sent per rank per step, against NCCL moving the same "
             "bytes per peer\n",
             g.index.size());
+        std::printf("%-28s %-52s | %s\n", "", "one at a time (barrier, gather, wait)",
+                    "back to back (STEPS gathers, one wait)");
         for (const auto& r : halo_rows)
-            std::printf("%-28s %9.3f ms/gather  nccl alone %8.3f ms  %6.1f%% of NCCL  %7.1f GB/s "
-                        "sent per rank\n",
+            std::printf("%-28s %7.3f ms/gather  nccl %7.3f ms  %5.1f%% of NCCL %6.1f GB/s | "
+                        "%7.3f ms/gather  nccl %7.3f ms  %5.1f%% of NCCL %6.1f GB/s sent a rank\n",
                         r.name.c_str(), r.seconds * 1e3, r.wire * 1e3, 100.0 * r.wire / r.seconds,
-                        static_cast<double>(r.bytes) / r.seconds / 1e9);
+                        static_cast<double>(r.bytes) / r.seconds / 1e9, r.batched * 1e3,
+                        r.batched_wire * 1e3, 100.0 * r.batched_wire / r.batched,
+                        static_cast<double>(r.bytes) / r.batched / 1e9);
     }
     for (int* d : dest_device) cudaFree(d);
     nccl.reset();
