@@ -8,14 +8,15 @@
 # TESTS=0, SANITIZE=0, BENCH=0, STRONG=0 leave out the plans' tests, memcheck, the benchmark,
 # the strong-scaling runs.
 #   OUT=/some/dir REV=$(git rev-parse --short HEAD) N=4000000 bash scripts/device_mpi_round.sh
-# Files in $OUT: log.txt and steps.tgz (one .txt per step). Every mpirun runs under
+# Files in $OUT/steps: log.txt and one .txt per step, written as the steps end (a call cut off at
+# its limit still brings back what ran). Every mpirun runs under
 # `timeout -s KILL` and with NCCL_NVLS_ENABLE=0 (NVLink multicast off on shared machines).
 set -uo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 OUT="${OUT:-$PWD/out}"
 BUILD="${BUILD:-/tmp/build-mpi}"
 N="${N:-4000000}"
-STEPS=/tmp/device-mpi-steps
+STEPS="$OUT/steps"
 mkdir -p "$OUT" "$BUILD" "$STEPS"
 exec > >(tee -a "$STEPS/log.txt") 2>&1
 export NCCL_NVLS_ENABLE=0
@@ -103,5 +104,4 @@ if [[ "${MD:-0}" != 0 && "${STRONG:-1}" != 0 ]]; then # strong: 16,384,000 atoms
         done
     done
 fi
-tar czf "$OUT/steps.tgz" -C "$STEPS" .
 echo "== done, status $status"
