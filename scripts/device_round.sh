@@ -3,7 +3,9 @@
 # repository root): build the GPU targets, run the GPU tests, the particles example (main job),
 # SASS comparison, the transpose and gather_scatter examples, the time loop, append/compaction
 # (append_compact_gpu, its table in log.txt), the PIC step (pic_step_gpu), the MD app with and
-# without CUDA graphs (md_graphs.txt) and the GPU benchmarks. scripts/device_sanitize.sh runs
+# without CUDA graphs (md_graphs.txt), the HDF5 and Python tests (io.txt, in results.tgz: the
+# host and GPU tests of <layout/io/hdf5.hpp>, python.columns with NumPy and python.columns_gpu
+# with CuPy and PyTorch) and the GPU benchmarks. scripts/device_sanitize.sh runs
 # compute-sanitizer over the same build afterwards.
 # Every step has a time limit and writes to $OUT as it goes, so a slow step costs its own
 # result only. Files in $OUT (at most 8 come back): log.txt, particles.txt, sass.txt,
@@ -13,6 +15,13 @@
 # BENCH=0 leaves out the Google Benchmark suites. ONLY_BUILD=1 BUILD_LIMIT=550 only builds (the
 # whole build can take longer than one call allows with the rest; run again while it is warm). REV names the commit in the log (the device
 # machine's copy of .git may be stale).
+# ONLY=io builds and runs the HDF5 and Python tests alone (about 3 minutes from a cold machine):
+# log.txt and io.txt (their whole output) come back, with results.tgz.
+#   OUT=/some/dir ONLY=io bash scripts/device_round.sh
+# The python3 on the PATH is the tests' interpreter (there, a venv with NumPy, h5py, CuPy,
+# PyTorch and pip's pybind11, whose CMake files are passed when it has them); where FindHDF5
+# finds no HDF5 (no h5cc on the PATH and nothing in the default paths), Ubuntu's serial HDF5 is
+# named to it.
 set -uo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 OUT="${OUT:-$PWD/out}"
@@ -39,11 +48,43 @@ targets=(particles_gpu transpose gather_scatter_gpu copy_gpu drift_gpu one_field
          md_compare_thermo mpi_gpu_device_test mpi_gpu_nccl_device_test mpi_gpu_device_migration_test
          mpi_gpu_device_halo_test
          append_compact_gpu pic_step_gpu)
-run 60 configure cmake -S . -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=Release \
-    -DCMAKE_CUDA_ARCHITECTURES=90 -DLAYOUT_BUILD_TESTS=ON -DLAYOUT_BUILD_EXAMPLES=ON \
-    -DLAYOUT_BUILD_BENCHMARKS=ON
-# Every GPU test executable and README block the build has, beside the targets above.
-targets+=($(cmake --build "$BUILD" --target help | grep -oE '^(gpu_[a-z_]+|readme_0[0-9]_[a-z_]+)' | sort -u))
+config=()
+python=$(command -v python3 || true)
+if [[ -n "$python" ]]; then
+    config+=(-DPython3_EXECUTABLE="$python")
+    if pybind11_dir=$("$python" -m pybind11 --cmakedir 2>/dev/null) && [[ -d "$pybind11_dir" ]]; then
+        config+=(-Dpybind11_DIR="$pybind11_dir")
+    fi
+fi
+configure() {
+    run 90 configure cmake -S . -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=Release \
+        -DCMAKE_CUDA_ARCHITECTURES=90 -DLAYOUT_BUILD_TESTS=ON -DLAYOUT_BUILD_EXAMPLES=ON \
+        -DLAYOUT_BUILD_BENCHMARKS=ON "${config[@]}" "$@"
+}
+configure
+h5=/usr/lib/x86_64-linux-gnu/hdf5/serial
+if ! grep -q "layout: HDF5 .* found" "$RES/configure.txt" && [[ -e $h5/libhdf5.so ]]; then
+    echo "== FindHDF5 found nothing: again with Ubuntu's serial HDF5 named"
+    configure -DHDF5_ROOT=$h5 -DHDF5_C_INCLUDE_DIR=/usr/include/hdf5/serial \
+        -DHDF5_hdf5_LIBRARY_RELEASE=$h5/libhdf5.so
+fi
+grep -E "layout: (HDF5|no HDF5|examples/python|no Python)" "$RES/configure.txt"
+# The HDF5 and Python tests' executables and module, where the configuration has them.
+help=$(cmake --build "$BUILD" --target help)
+io_targets=($(grep -oE '^(io_hdf5_test|gpu_io_hdf5_test|layout_columns):' <<<"$help" | tr -d :))
+if [[ "${ONLY:-}" == io ]]; then
+    if [[ ${#io_targets[@]} == 0 ]]; then
+        echo "== no HDF5 or Python test targets in this configuration: nothing to run"
+        tar czf "$OUT/results.tgz" -C "$RES" .
+        exit 1
+    fi
+    targets=("${io_targets[@]}")
+    BUILD_LIMIT=${BUILD_LIMIT:-240} # configure, build and tests within one 10-minute call
+else
+    # Every GPU test executable and README block the build has, beside the targets above.
+    targets+=("${io_targets[@]}"
+              $(grep -oE '^(gpu_[a-z_]+|readme_0[0-9]_[a-z_]+)' <<<"$help" | sort -u))
+fi
 run "${BUILD_LIMIT:-300}" build cmake --build "$BUILD" -j "$(nproc)" --target "${targets[@]}" -- -k 0 ||
     grep -E "error|FAILED" "$RES/build.txt" | head -30
 if [[ "${ONLY_BUILD:-0}" != 0 ]]; then # a first call builds, the next (machine still warm) runs
@@ -51,9 +92,24 @@ if [[ "${ONLY_BUILD:-0}" != 0 ]]; then # a first call builds, the next (machine 
     exit $status
 fi
 exe() { find "$BUILD" -type f -name "$1" -perm -u+x -print -quit; }
+# HDF5 (labels io: io_hdf5_test, gpu_io_hdf5_test) and Python (label python: python.columns,
+# python.columns_gpu), host and GPU, with their whole output: which readers and consumers ran.
+io_tests() {
+    run 240 io ctest --test-dir "$BUILD" -L '^(io|python)$' -V --timeout 200
+    grep -E "Test +#[0-9]+: |tests passed|tests failed|\[  FAILED  \] [^0-9]|\[  SKIPPED \] [^ ]+$|python\.columns(_gpu)?: |SKIP:|h5py_check" \
+        "$RES/io.txt" | sed -E 's/ \.{3,}/ /; s/\*\*\*/ /' | awk '!seen[$0]++' | head -80
+}
+if [[ "${ONLY:-}" == io ]]; then
+    io_tests
+    cp "$RES/io.txt" "$OUT/"
+    tar czf "$OUT/results.tgz" -C "$RES" .
+    echo "== done, status $status"
+    exit $status
+fi
 
-run 180 gpu_tests ctest --test-dir "$BUILD" -L gpu --output-on-failure
+run 180 gpu_tests ctest --test-dir "$BUILD" -L gpu -LE '^(io|python)$' --output-on-failure
 grep -E "tests passed|tests failed|Failed|Passed" "$RES/gpu_tests.txt"
+io_tests
 run 180 particles "$(exe particles_gpu)"
 cp "$RES/particles.txt" "$OUT/"
 tail -12 "$RES/particles.txt"

@@ -1,16 +1,28 @@
-"""CuPy or PyTorch views of device containers' columns, through DLPack, without a copy.
+"""CuPy and PyTorch views of device containers' columns, through DLPack, without a copy.
 
     python3 test_columns_gpu.py <directory of the layout_columns module>
 
 For SoA and AoS device containers (layout::cuda::soa_vector / aos_vector of the 32-byte particle
-of test_columns.py): cupy.from_dlpack (else torch.from_dlpack) of a column must be a CUDA array
-on the current device, at the device address C++ gives (no copy), with the column's stride,
-holding what C++ wrote; values written through it on the GPU must be what C++ then reads from
-the container; and it must keep the container alive after the last Python handle is gone.
-Exits 77 (skipped, for CTest) without a CUDA-built module, a GPU, or CuPy and PyTorch both.
+of test_columns.py), with each consumer found (cupy.from_dlpack, torch.from_dlpack):
+- a column is a CUDA array (__dlpack_device__ (2, the current device): kDLCUDA) on that device,
+  at the device address C++ gives (no copy), with the column's dtype and stride (4 or 8 bytes
+  under SoA, 32 under AoS: DLPack counts strides in values, the consumers turn them into bytes),
+  holding what C++ wrote;
+- values written through it on the GPU are what C++ then reads from the container, and the
+  other fields are untouched (under AoS they sit between the written values); values C++ writes
+  into the container afterwards are what the same array then holds;
+- the legacy path: a bare "dltensor" capsule from __dlpack__(...), with the protocol's keyword
+  arguments, taken by cupy.from_dlpack / torch.utils.dlpack.from_dlpack, which rename it
+  "used_dltensor" (their tensor now); __dlpack__(copy=True) and another device are refused;
+- lifetime: the last array keeps the container alive, and lets it go when it goes; a capsule
+  nobody consumed lets it go too (its destructor calls the tensor's deleter).
+Every consumer found is checked, and every failure printed. Exits 0 if all passed (naming any
+consumer not found), 1 if any check failed, 77 (skipped, for CTest) without a CUDA-built module,
+a GPU, or CuPy and PyTorch both.
 """
 import gc
 import sys
+import traceback
 
 SKIP = 77
 
@@ -22,6 +34,8 @@ if not lc.has_cuda:
     print("SKIP: layout_columns was built without CUDA")
     sys.exit(SKIP)
 
+KDLCUDA = 2
+
 
 class CuPy:
     name = "CuPy"
@@ -32,12 +46,19 @@ class CuPy:
         if cupy.cuda.runtime.getDeviceCount() == 0:
             raise RuntimeError("no CUDA device")
         self.cp = cupy
+        self.version = cupy.__version__
 
     def from_dlpack(self, obj):
         return self.cp.from_dlpack(obj)
 
+    def from_capsule(self, capsule):  # a bare capsule: CuPy's backward-compatible path
+        return self.cp.from_dlpack(capsule)
+
     def device(self):
         return self.cp.cuda.runtime.getDevice()
+
+    def array_device(self, a):
+        return a.device.id
 
     def address(self, a):
         return a.data.ptr
@@ -53,7 +74,13 @@ class CuPy:
 
     def assign(self, a, values):
         a[...] = self.cp.asarray(values, dtype=a.dtype)
+        self.synchronize()
+
+    def synchronize(self):
         self.cp.cuda.runtime.deviceSynchronize()
+
+    def side_stream(self):  # a current stream other than the default one (context manager)
+        return self.cp.cuda.Stream(non_blocking=True)
 
 
 class Torch:
@@ -61,16 +88,25 @@ class Torch:
 
     def __init__(self):
         import torch
+        import torch.utils.dlpack
 
         if not torch.cuda.is_available():
             raise RuntimeError("no CUDA device for PyTorch")
         self.torch = torch
+        self.version = torch.__version__
 
     def from_dlpack(self, obj):
         return self.torch.from_dlpack(obj)
 
+    def from_capsule(self, capsule):
+        return self.torch.utils.dlpack.from_dlpack(capsule)
+
     def device(self):
         return self.torch.cuda.current_device()
+
+    def array_device(self, a):
+        assert a.device.type == "cuda", a.device
+        return a.device.index
 
     def address(self, a):
         return a.data_ptr()
@@ -86,7 +122,13 @@ class Torch:
 
     def assign(self, a, values):
         a.copy_(self.torch.tensor(values, dtype=a.dtype, device=a.device))
+        self.synchronize()
+
+    def synchronize(self):
         self.torch.cuda.synchronize()
+
+    def side_stream(self):
+        return self.torch.cuda.stream(self.torch.cuda.Stream())
 
 
 def consumers():
@@ -110,38 +152,116 @@ FIELDS = {  # name: (dtype, stride in bytes under SoA, under AoS, reference valu
 }
 
 
-def check(xp, layout):
+def reference(name):
+    return [float(FIELDS[name][3](i)) for i in range(N)]
+
+
+def capsule_name(capsule):
+    assert type(capsule).__name__ == "PyCapsule", type(capsule)
+    return repr(capsule).split('"')[1]  # <capsule object "dltensor" at 0x...>
+
+
+def check_columns(xp, layout):
     c = lc.device_particles(layout, N)
+    assert c.layout == layout and len(c) == N
     c.fill()
+    device = xp.device()
     for name, (dtype, soa_stride, aos_stride, ref) in FIELDS.items():
         col = c.column(name)
-        assert col.__dlpack_device__() == (2, xp.device()), col.__dlpack_device__()  # kDLCUDA
+        assert col.__dlpack_device__() == (KDLCUDA, device), col.__dlpack_device__()
         a = xp.from_dlpack(col)
+        where = (xp.name, layout, name)
         stride = soa_stride if layout == "soa" else aos_stride
-        assert xp.dtype_name(a) == dtype, (layout, name, xp.dtype_name(a))
-        assert tuple(a.shape) == (N,) and xp.strides(a) == (stride,), (layout, name, xp.strides(a))
-        assert xp.address(a) == col.address, (layout, name)  # no copy
+        assert xp.dtype_name(a) == dtype, (where, xp.dtype_name(a))
+        assert tuple(a.shape) == (N,) and xp.strides(a) == (stride,), (where, xp.strides(a))
+        assert xp.address(a) == col.address, where  # no copy
+        assert xp.array_device(a) == device, (where, xp.array_device(a))
+        # C++ wrote, Python reads.
         expected = [ref(i) for i in range(N)]
-        assert xp.tolist(a) == expected, (layout, name)
+        assert xp.tolist(a) == expected, (where, xp.tolist(a)[:4])
+        # Python writes on the GPU, C++ reads; the other fields stay as C++ wrote them.
         new = [3 * i + 7 for i in range(N)]
-        xp.assign(a, new)  # written on the GPU, through the DLPack view
-        assert c.values(name) == [float(v) for v in new], (layout, name)
+        xp.assign(a, new)
+        assert c.values(name) == [float(v) for v in new], where
+        for other in FIELDS:
+            if other != name:
+                assert c.values(other) == reference(other), (where, "clobbered", other)
+        # C++ writes again, the same array reads it: one memory.
+        c.fill()
+        xp.synchronize()
+        assert xp.tolist(a) == expected, (where, "after C++ wrote again")
+
+    # A consumer on a stream of its own passes that stream to __dlpack__ (the column is ready
+    # for any stream: C++ finished the container's work before exporting).
+    with xp.side_stream():
+        b = xp.from_dlpack(c.column("energy"))
+        assert xp.tolist(b) == reference("energy"), (xp.name, layout, "side stream")
+    del b
 
     before = lc.live_containers()
-    del c, col
+    a = xp.from_dlpack(c.column("id"))
+    del c, col  # the last Python handles (a column holds its container too)
     gc.collect()
     assert lc.live_containers() == before, "the last array must keep its container"
-    assert xp.tolist(a) == [3 * i + 7 for i in range(N)]
+    assert xp.tolist(a) == list(range(N))
     del a
     gc.collect()
     assert lc.live_containers() == before - 1, "the last array gone, the container must go"
+
+
+def check_capsules(xp):
+    before = lc.live_containers()
+    c = lc.device_particles("aos", N)
+    c.fill()
+    col = c.column("energy")
+    device = xp.device()
+    # What a consumer of the protocol passes: its stream (1: the legacy default stream), the
+    # newest DLPack it reads, where the data must be, no copy. The answer is DLPack 0.8's
+    # unversioned "dltensor", which the protocol allows whatever max_version says.
+    capsule = col.__dlpack__(stream=1, max_version=(1, 0), dl_device=(KDLCUDA, device),
+                             copy=False)
+    assert capsule_name(capsule) == "dltensor", capsule
+    a = xp.from_capsule(capsule)
+    assert capsule_name(capsule) == "used_dltensor", capsule  # the consumer owns the tensor
+    assert xp.address(a) == col.address and xp.strides(a) == (32,), xp.name
+    assert xp.tolist(a) == reference("energy")
+    for refused in ({"copy": True}, {"dl_device": (1, 0)}):
+        try:
+            col.__dlpack__(**refused)
+        except BufferError:
+            pass
+        else:
+            raise AssertionError("__dlpack__(%s) must raise BufferError" % refused)
+    # A capsule nobody consumed: its destructor calls the deleter, which lets the container go.
+    unconsumed = col.__dlpack__()
+    del c, col, a
+    gc.collect()
+    assert lc.live_containers() == before + 1, "the unconsumed capsule must keep its container"
+    del capsule, unconsumed
+    gc.collect()
+    assert lc.live_containers() == before, "the capsule gone, the container must go"
 
 
 found, why = consumers()
 if not found:
     print("SKIP: no GPU consumer (%s)" % "; ".join(why))
     sys.exit(SKIP)
+failed = []
 for xp in found:
-    for layout in ("soa", "aos"):
-        check(xp, layout)
-    print("python.columns_gpu: SoA and AoS device columns through %s, no copy: ok" % xp.name)
+    for what, check in (("soa", lambda: check_columns(xp, "soa")),
+                        ("aos", lambda: check_columns(xp, "aos")),
+                        ("capsules", lambda: check_capsules(xp))):
+        try:
+            check()
+        except Exception:
+            print("python.columns_gpu: %s %s: %s FAILED" % (xp.name, xp.version, what))
+            traceback.print_exc()
+            failed.append("%s %s" % (xp.name, what))
+    if not any(f.startswith(xp.name + " ") for f in failed):
+        print("python.columns_gpu: SoA and AoS device columns through %s %s, no copy: ok"
+              % (xp.name, xp.version))
+for reason in why:
+    print("python.columns_gpu: not checked: %s" % reason)
+if failed:
+    print("python.columns_gpu: FAILED: %s" % ", ".join(failed))
+    sys.exit(1)

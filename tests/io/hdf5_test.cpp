@@ -1,125 +1,30 @@
 // layout::hdf5 (io/hdf5.hpp): round trips through the layouts and a selection, read()'s errors on
 // malformed files with the container unchanged, and two readers written elsewhere: h5dump and
 // h5py (h5py_check.py), which also writes a file for the library to read.
+#include "io_particles.hpp"
+
 #include <layout/io/hdf5.hpp>
 #include <layout/layout.hpp>
 
 #include <gtest/gtest.h>
 
-#include <array>
 #include <cstdint>
-#include <cstdio>
-#include <filesystem>
 #include <string>
-#include <tuple>
 #include <vector>
-
-#include <unistd.h>
 
 namespace {
 
-struct Vec3 {
-    float x, y, z;
-};
-struct Particle {
-    Vec3 pos;
-    Vec3 vel;
-    float mass;
-    std::uint64_t id;
-    std::array<double, 2> w;
-    bool alive;
-    std::int16_t kind;
-};
-struct PosId { // what a selection of pos and id reads back into
-    Vec3 pos;
-    std::uint64_t id;
-};
-
-auto tie(const Particle& p) {
-    return std::tie(p.pos.x, p.pos.y, p.pos.z, p.vel.x, p.vel.y, p.vel.z, p.mass, p.id, p.w[0],
-                    p.w[1], p.alive, p.kind);
-}
-
-/// Element i, by the formulas h5py_check.py computes too (IEEE arithmetic on both sides).
-Particle expected_particle(std::size_t i) {
-    const float f = static_cast<float>(i);
-    Particle p;
-    p.pos = {f * 0.25f, -f, static_cast<float>(i % 7)};
-    p.vel = {f * 0.5f, 1.0f / static_cast<float>(i + 1), 0.0f};
-    p.mass = 1.0f + f / 1024.0f;
-    p.id = static_cast<std::uint64_t>(i) * 2654435761u + (std::uint64_t{1} << 40);
-    p.w = {static_cast<double>(i) / 3.0, static_cast<double>(i) * 1e-3 - 7.0};
-    p.alive = i % 3 == 0;
-    p.kind = static_cast<std::int16_t>(static_cast<long>(i * 37 % 65536) - 32768);
-    return p;
-}
-std::vector<Particle> expected_particles(std::size_t n) {
-    std::vector<Particle> v;
-    for (std::size_t i = 0; i < n; ++i) v.push_back(expected_particle(i));
-    return v;
-}
-
-/// Leafwise, bit for bit (memcmp of each leaf: -0.0 and NaN payloads count).
-template <class C>
-::testing::AssertionResult same_as(const C& c, const std::vector<Particle>& want) {
-    if (c.size() != want.size())
-        return ::testing::AssertionFailure() << "size " << c.size() << ", want " << want.size();
-    for (std::size_t i = 0; i < want.size(); ++i) {
-        const Particle got = c[i];
-        bool same = true;
-        std::apply(
-            [&](const auto&... g) {
-                std::apply(
-                    [&](const auto&... w) {
-                        ((same = same && std::memcmp(&g, &w, sizeof(g)) == 0), ...);
-                    },
-                    tie(want[i]));
-            },
-            tie(got));
-        if (!same) return ::testing::AssertionFailure() << "element " << i << " differs";
-    }
-    return ::testing::AssertionSuccess();
-}
-
-class temp_file {
-public:
-    explicit temp_file(const std::string& stem)
-        : path_((std::filesystem::temp_directory_path() /
-                 ("layout_io_" + stem + "_" + std::to_string(::getpid()) + ".h5"))
-                    .string()) {}
-    ~temp_file() { std::filesystem::remove(path_); }
-    const std::string& path() const { return path_; }
-
-private:
-    std::string path_;
-};
-
-layout::hdf5::write_options test_options() {
-    layout::hdf5::write_options o;
-    o.iteration = 7;
-    o.species = "electrons";
-    o.time = 2.5;
-    o.dt = 0.5;
-    o.time_unit_si = 1e-15;
-    o.units["pos"] = {1e-6, {1, 0, 0, 0, 0, 0, 0}};
-    o.units["mass"] = {1.0, {0, 1, 0, 0, 0, 0, 0}};
-    o.chunk_elements = 100; // several blocks per leaf in the transposing layouts
-    return o;
-}
+using io_test::expected_particle;
+using io_test::expected_particles;
+using io_test::Particle;
+using io_test::PosId;
+using io_test::replace_dataset;
+using io_test::run;
+using io_test::same_as;
+using io_test::temp_file;
+using io_test::test_options;
 
 constexpr std::size_t n_test = 1001; // not a multiple of any AoSoA width or of the chunk
-
-/// Runs a command, returning its exit status and what it printed.
-std::pair<int, std::string> run(const std::string& command) {
-    std::string out;
-    FILE* pipe = ::popen((command + " 2>&1").c_str(), "r");
-    if (!pipe) return {-1, out};
-    char buffer[4096];
-    std::size_t got;
-    while ((got = std::fread(buffer, 1, sizeof buffer, pipe)) > 0) out.append(buffer, got);
-    const int status = ::pclose(pipe);
-    return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, out};
-}
 
 // ---- Round trips ----------------------------------------------------------------------------
 
@@ -160,13 +65,21 @@ TEST(hdf5, selection_writes_only_the_chosen_fields) {
     temp_file file("selection");
     auto f = layout::hdf5::create_file(file.path());
     layout::hdf5::write(f, source.select<&Particle::pos, &Particle::id>(), {.species = "some"});
-    layout::soa_vector<PosId> back;
-    layout::hdf5::read(f, 0, "some", back);
-    ASSERT_EQ(back.size(), want.size());
-    for (std::size_t i = 0; i < want.size(); ++i) {
-        const PosId p = back[i];
-        ASSERT_EQ(p.pos.y, want[i].pos.y) << i;
-        ASSERT_EQ(p.id, want[i].id) << i;
+    // Under SoA the chosen columns are written as they are (what a device selection's staging
+    // writes from).
+    const layout::soa_vector<Particle> columns(source);
+    layout::hdf5::write(f, columns.select<&Particle::pos, &Particle::id>(), {.species = "cols"});
+    for (const char* species : {"some", "cols"}) {
+        layout::soa_vector<PosId> back;
+        layout::hdf5::read(f, 0, species, back);
+        ASSERT_EQ(back.size(), want.size());
+        for (std::size_t i = 0; i < want.size(); ++i) {
+            const PosId p = back[i];
+            ASSERT_EQ(p.pos.x, want[i].pos.x) << species << " " << i;
+            ASSERT_EQ(p.pos.y, want[i].pos.y) << species << " " << i;
+            ASSERT_EQ(p.pos.z, want[i].pos.z) << species << " " << i;
+            ASSERT_EQ(p.id, want[i].id) << species << " " << i;
+        }
     }
     layout::soa_vector<Particle> all(2);
     try {
@@ -222,16 +135,6 @@ void expect_read_error(const std::string& stem, Edit edit, const std::string& me
             << "message: " << e.what() << "\nwant: " << message;
     }
     EXPECT_TRUE(same_as(c, before)) << stem << ": the container changed";
-}
-
-/// Replaces dataset name under group by one of type and length n, filled with zeros.
-void replace_dataset(hid_t group, const char* name, hid_t type, hsize_t n) {
-    H5Ldelete(group, name, H5P_DEFAULT);
-    layout::hdf5::handle space(H5Screate_simple(1, &n, nullptr));
-    layout::hdf5::handle d(
-        H5Dcreate2(group, name, type, space, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT));
-    std::vector<std::byte> zeros(n * H5Tget_size(type));
-    H5Dwrite(d, type, H5S_ALL, H5S_ALL, H5P_DEFAULT, zeros.data());
 }
 
 TEST(hdf5_errors, missing_dataset) {

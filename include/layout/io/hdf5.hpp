@@ -12,6 +12,9 @@
 ///     layout::hdf5::write(f, p.select<&P::pos, &P::id>(), {.iteration = 200, .species = "e"});
 ///     layout::soa_vector<P> back;
 ///     layout::hdf5::read(f, 100, "electrons", back);   // any layout; bit-exact
+///     layout::cuda::aos_vector<P> dev(p, stream);      // device memory (nvcc), on a stream
+///     layout::hdf5::write(f, dev, {.iteration = 300});  // staged through the host on stream
+///     layout::hdf5::read(f, 300, "particles", dev);     // likewise; ordered on dev's stream
 ///
 /// Each leaf "pos.x" is record "pos", component "x" (a group of datasets); a leaf with no
 /// component ("mass") is a scalar record, a dataset. Deeper paths keep the rest as the
@@ -26,12 +29,22 @@
 /// left as it was (the data goes to a new container, moved in at the end). Datasets the type
 /// does not have are ignored. Values are not converted: unitSI is written, not applied.
 ///
-/// Host memory. A container in device memory is copied once into a host SoA container first
-/// (the staging in write()); reading into one reads into host memory and assigns. Serial HDF5:
-/// MPI ranks write one file each (or one group each, passing a group for the file).
+/// Device memory goes through host memory, ordered on a stream, because HDF5 reads and writes
+/// host memory only. A device container is staged on its own stream: write() copies it into a
+/// host SoA container (converted on the GPU; the copy waits for that stream alone, so work
+/// queued on it, on a cudaStreamNonBlocking stream too, is in the file); read() reads the file
+/// into a host SoA container (straight into its columns) and assigns it, one copy on the
+/// container's stream that the GPU converts, so later work on that stream sees the elements. A
+/// view or a selection of device memory knows no stream: it is staged on write_options::stream
+/// (the default stream unless given; only its chosen fields cross). Pinned and managed
+/// containers are written by the host from where they are: finish the device work on them
+/// first, as before any host access. Serial HDF5: MPI ranks write one file each (or one group
+/// each, passing a group for the file).
 #pragma once
 
+#include "../backend.hpp"
 #include "../config.hpp"
+#include "../memory_resource.hpp"
 #include "../names.hpp"
 #include "../policies.hpp"
 #include "../reflect.hpp"
@@ -474,6 +487,9 @@ struct write_options {
     std::map<std::string, unit, std::less<>> units{};   // by record name ("pos"); default: unit{}
     std::size_t chunk_elements = detail::default_chunk; // transposed per write (non-SoA leaves)
     bool overlap = true; // transpose on a second thread while HDF5 writes (non-SoA layouts)
+    // The stream a view or selection of device memory is staged on: its data is what that
+    // stream has written (a container is staged on its own stream, whatever this says).
+    stream_ref stream{};
 };
 
 /// What read() may be told: how it moves non-SoA layouts (as write_options; overlap: a second
@@ -648,6 +664,30 @@ decltype(auto) as_view(const S& s) {
         return (s); // a view or a selection
 }
 
+/// A view of device memory, copied on stream into a host SoA container (converted on the GPU;
+/// the copy returns once the stream has done it), then written from there.
+template <class View>
+void write_device(hid_t base, const View& source, const write_options& o) {
+    using T = typename View::value_type;
+    const layout::view<const T, typename View::layout_type, typename View::memory_type> from(
+        source);
+    const layout::soa_vector<T> staged(from, o.stream);
+    write_host(base, staged.cview(), o);
+}
+/// A selection of device memory: only its chosen leaves cross, into the same selection of a
+/// host SoA container of the whole element type (which gives the datasets their names). Its
+/// other columns are allocated but never written: their pages are never touched.
+template <class View, auto... Keys>
+void write_device(hid_t base, const selection<View, Keys...>& source, const write_options& o) {
+    using S = selection<View, Keys...>;
+    layout::soa_vector<typename View::value_type> staged;
+    staged.resize(source.size(), layout::for_overwrite);
+    const auto chosen = staged.template select<Keys...>();
+    using D = std::remove_const_t<decltype(chosen)>;
+    decltype(layout::detail::device_backend_for<S, D>())::copy(source, chosen, o.stream);
+    write_host(base, chosen, o);
+}
+
 } // namespace detail
 
 /// Writes the elements of a container, a view or a selection (c.select<&P::x, &P::id>()) as
@@ -661,15 +701,13 @@ void write(hid_t file_or_group, const Source& source, const write_options& optio
     using S = std::remove_cvref_t<decltype(s)>;
     if constexpr (detail::host_source<S>()) {
         detail::write_host(file_or_group, s, options);
-    } else {
-        // Device memory: one copy into a host SoA container (ordered on the container's
-        // stream), then the SoA path. Only whole containers are staged.
-        static_assert(
-            requires { source.cview(); },
-            "layout: hdf5::write: a view or selection of device memory cannot be "
-            "written; write the container, which is staged through host memory");
+    } else if constexpr (requires { source.cview(); }) {
+        // A device container: one copy into a host SoA container on the container's stream
+        // (the converting copy takes the source's stream and waits for it), then the SoA path.
         const layout::soa_vector<typename Source::value_type> staged(source);
         detail::write_host(file_or_group, staged.cview(), options);
+    } else {
+        detail::write_device(file_or_group, s, options);
     }
 }
 
@@ -742,12 +780,17 @@ void read_host(hid_t base, std::uint64_t iteration, const std::string& species, 
             ...);
     }(std::make_index_sequence<count>{});
 
-    // Into a new host container of the same layout, moved in at the end. Not filled first:
+    // Into a new host container, moved or assigned in at the end: of the same layout for host
+    // memory; for device memory, SoA: the datasets go straight into its columns (nothing for the
+    // host to transpose) and the assignment converts on the GPU. Not filled first:
     // every leaf of every element is read below (or fresh is dropped), so the read itself is
     // the first write to the new memory, one pass over it, not two. On a new block the first
     // write is also where the kernel maps and zeroes its pages, which costs more than the copy
     // (0.35-0.4 s per GB in the 2-core VM of bench/results/local-2026-11-27).
-    using host_container = layout::vector<T, typename Container::layout_type>;
+    using host_container = std::conditional_t<host_accessible_v<typename Container::memory_type>,
+                                              layout::vector<T, typename Container::layout_type>,
+                                              layout::soa_vector<T>>;
+    using host_layout = typename host_container::layout_type;
     host_container fresh;
     fresh.resize(n, layout::for_overwrite);
     if (n != 0) {
@@ -767,7 +810,7 @@ void read_host(hid_t base, std::uint64_t iteration, const std::string& species, 
             // container's new pages (and the stores into them), which two cores share, while
             // HDF5's copies out of the page cache into the buffers take a small part of it.
             using all = source_traits<typename host_container::view_type>;
-            constexpr std::size_t run = mapping<T, typename Container::layout_type>::leaf_run;
+            constexpr std::size_t run = mapping<T, host_layout>::leaf_run;
             constexpr bool runs = run > 1 && run != layout::detail::whole_column;
             const std::size_t chunk = chunk_size(o.chunk_elements, n, run);
             chunk_buffers<T, all::leaves> buffers(chunk);
@@ -809,7 +852,7 @@ void read_host(hid_t base, std::uint64_t iteration, const std::string& species, 
     if constexpr (std::is_same_v<host_container, Container>)
         into = std::move(fresh);
     else
-        into = fresh; // device memory: one copy, on the container's stream
+        into = fresh; // another memory space: one copy, on the container's stream
 }
 
 } // namespace detail
