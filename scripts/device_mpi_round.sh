@@ -8,15 +8,15 @@
 # TESTS=0, SANITIZE=0, BENCH=0, STRONG=0 leave out the plans' tests, memcheck, the benchmark,
 # the strong-scaling runs.
 #   OUT=/some/dir REV=$(git rev-parse --short HEAD) N=4000000 bash scripts/device_mpi_round.sh
-# Files in $OUT/steps: log.txt and one .txt per step, written as the steps end (a call cut off at
-# its limit still brings back what ran). Every mpirun runs under
+# Files in $OUT: log.txt and steps.tgz (one .txt per step), both rewritten as each step ends, so
+# that a call cut off at its limit still brings back what ran (the device tool returns 8 files). Every mpirun runs under
 # `timeout -s KILL` and with NCCL_NVLS_ENABLE=0 (NVLink multicast off on shared machines).
 set -uo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 OUT="${OUT:-$PWD/out}"
 BUILD="${BUILD:-/tmp/build-mpi}"
 N="${N:-4000000}"
-STEPS="$OUT/steps"
+STEPS=/tmp/device-mpi-steps
 mkdir -p "$OUT" "$BUILD" "$STEPS"
 exec > >(tee -a "$STEPS/log.txt") 2>&1
 export NCCL_NVLS_ENABLE=0
@@ -28,6 +28,7 @@ run() { # run LIMIT NAME COMMAND...: a step with a time limit; its output goes t
     timeout -s KILL "$limit" "$@" > "$STEPS/$name.txt" 2>&1
     local rc=$?
     echo "[$name] rc=$rc $((SECONDS - start))s"
+    tar czf "$OUT/steps.tgz" -C "$STEPS" . && cp "$STEPS/log.txt" "$OUT/log.txt"
     [[ $rc -ne 0 ]] && status=1
     return $rc
 }

@@ -212,6 +212,7 @@ private:
         ~owned_event() { cudaEventDestroy(e); }
     };
 
+    layout::stream_ref on_stream() const noexcept { return layout::stream_ref(stream_); }
     template <class T>
     array<T> to_device(const std::vector<T>& h) const {
         return array<T>(layout::aos_vector<T>(h.begin(), h.end()), layout::stream_ref(stream_));
@@ -220,10 +221,12 @@ private:
     static T* ptr(array<T>& a) {
         return a.data();
     }
-    /// a holds at least n elements (contents not kept).
+    /// a holds at least n elements (contents not kept: nothing copied when it grows).
     template <class T>
     void fit(array<T>& a, std::size_t n) {
-        if (a.size() < n) a.resize(n, layout::for_overwrite);
+        if (a.size() >= n) return;
+        a.clear();
+        a.resize(n, layout::for_overwrite);
     }
 
     /// f(view of the owned atoms, i) for each owned atom, on the simulation's stream.
@@ -429,14 +432,19 @@ private:
     layout::cuda::workspace ws_;
     atoms_t atoms_;
     std::size_t owned_ = 0;
+    // Every buffer on the simulation's stream: one on the default stream (a default-constructed
+    // vector's) would grow there, unordered with the kernels that use it on stream_ (a
+    // non-blocking stream): the race that corrupted atoms at rebuilds of millions of atoms.
     array<Real> mass_on_gpu_, dtf_on_gpu_;
-    array<int> stencil_, neighbour_ranks_, destinations_, export_rank_;
-    array<std::uint32_t> export_count_, export_index_;
-    array<index_t> cell_of_, sorted_keys_, neigh_, count_, plain_;
-    array<std::uint8_t> ghost_;     // per owned atom: its list holds a ghost
-    array<std::uint32_t> boundary_; // the owned atoms whose lists hold ghosts
+    array<int> stencil_, neighbour_ranks_;
+    array<int> destinations_{on_stream()}, export_rank_{on_stream()};
+    array<std::uint32_t> export_count_{on_stream()}, export_index_{on_stream()};
+    array<index_t> cell_of_{on_stream()}, sorted_keys_{on_stream()}, neigh_{on_stream()},
+        count_{on_stream()}, plain_{on_stream()};
+    array<std::uint8_t> ghost_{on_stream()};     // per owned atom: its list holds a ghost
+    array<std::uint32_t> boundary_{on_stream()}; // the owned atoms whose lists hold ghosts
     std::size_t boundary_count_ = 0;
-    array<double> e_, w_, ke_;
+    array<double> e_{on_stream()}, w_{on_stream()}, ke_{on_stream()};
 };
 
 } // namespace md
