@@ -39,8 +39,11 @@ echo "== $(date -u +%Y-%m-%dT%H:%M:%SZ) commit ${REV:-unknown}, $gpus GPU(s):" \
 run 60 configure cmake -S . -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=Release \
     -DCMAKE_CUDA_ARCHITECTURES=90 -DLAYOUT_BUILD_TESTS=ON -DLAYOUT_BUILD_EXAMPLES=ON \
     -DLAYOUT_BUILD_BENCHMARKS=ON
-targets=(mpi_gpu_device_migration_test mpi_gpu_device_halo_test mpi_gpu_device_test mpi_gpu_nccl_device_test
-         device_migrate_bench_gpu migrate_bench_gpu)
+targets=()
+[[ "${TESTS:-1}" != 0 || "${SANITIZE:-1}" != 0 ]] &&
+    targets+=(mpi_gpu_device_migration_test mpi_gpu_device_halo_test mpi_gpu_device_test
+              mpi_gpu_nccl_device_test)
+[[ "${BENCH:-1}" != 0 ]] && targets+=(device_migrate_bench_gpu migrate_bench_gpu)
 [[ "${MD:-0}" != 0 ]] && targets+=(md_mpi_gpu md_compare_thermo)
 run "${BUILD_LIMIT:-300}" build cmake --build "$BUILD" -j "$(nproc)" --target "${targets[@]}" -- -k 0 ||
     grep -E "error|FAILED" "$STEPS/build.txt" | head -30
