@@ -23,9 +23,9 @@ echo "== $(date -u +%Y-%m-%dT%H:%M:%SZ) commit ${REV:-unknown}," \
 # Builds what is missing (nothing, right after scripts/device_round.sh on the same machine).
 cmake -S . -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 \
     -DLAYOUT_BUILD_TESTS=ON -DLAYOUT_BUILD_EXAMPLES=ON > "$LOGS/configure.txt" 2>&1 &&
-    cmake --build "$BUILD" -j "$(nproc)" --target gpu_device_test gpu_device_access_test \
+    cmake --build "$BUILD" -j "$(nproc)" --target gpu_vector_test gpu_view_test \
         gpu_copy_test gpu_algorithms_test gpu_columns_test gpu_allocation_failure_test \
-        gpu_for_each_test gpu_append_test gpu_compact_test \
+        gpu_for_each_test gpu_append_test gpu_algorithms_compact_test \
         readme_02_device readme_06_interop readme_07_born_and_dying particles_gpu transpose > "$LOGS/build.txt" 2>&1 ||
     { echo "build failed"; tail -30 "$LOGS/build.txt"; exit 1; }
 check() { # check TOOL NAME COMMAND...
@@ -34,7 +34,7 @@ check() { # check TOOL NAME COMMAND...
     [[ $tool == memcheck ]] && extra=(--leak-check full)
     # These two make allocations fail on purpose (a real oversized cudaMalloc, and simulated
     # failures): the failed API calls they provoke are what they test, not errors.
-    [[ $name == gpu_allocation_failure_test || $name == gpu_device_test ]] &&
+    [[ $name == gpu_allocation_failure_test || $name == gpu_vector_test ]] &&
         extra+=(--report-api-errors no)
     local start=$SECONDS
     timeout "$LIMIT" compute-sanitizer --tool "$tool" "${extra[@]}" --error-exitcode 99 "$@" \
@@ -47,8 +47,8 @@ check() { # check TOOL NAME COMMAND...
     [[ $rc -ne 0 ]] && status=1
 }
 
-tests=(gpu_device_test gpu_device_access_test gpu_copy_test gpu_algorithms_test gpu_columns_test
-       gpu_allocation_failure_test gpu_for_each_test gpu_append_test gpu_compact_test
+tests=(gpu_vector_test gpu_view_test gpu_copy_test gpu_algorithms_test gpu_columns_test
+       gpu_allocation_failure_test gpu_for_each_test gpu_append_test gpu_algorithms_compact_test
        readme_02_device readme_06_interop readme_07_born_and_dying)
 for tool in memcheck racecheck initcheck; do
     for t in "${tests[@]}"; do

@@ -9,7 +9,7 @@
 # under AddressSanitizer + UndefinedBehaviorSanitizer with leak checks on: every test runs there
 # (host tests with the differential fuzz tests on a smaller budget, must-not-compile tests with
 # clang's wording, header, consumer and README tests). One build serves both checks because
-# clang compiles the instrumented tests in about 40% of g++'s time (algorithms_test.cpp: 66
+# clang compiles the instrumented tests in about 40% of g++'s time (iterator_test.cpp: 66
 # against 171 s).
 # Then a third build, build/tsan: the two tests of the threaded host paths (for_each_index
 # under exec::parallel; copies and conversions, gather/scatter/permute, sort_by_key and
@@ -72,7 +72,7 @@ tests_only=(-DLAYOUT_ENABLE_CUDA=OFF -DLAYOUT_BUILD_TESTS=ON -DLAYOUT_BUILD_EXAM
             -DCMAKE_CXX_FLAGS_DEBUG=-gline-tables-only)
 clang=build/clang
 tsan=build/tsan
-threaded=(host_for_each_host_test host_parallel_algorithms_test)
+threaded=(host_for_each_test host_execution_test)
 
 # Configures and builds build/clang and build/tsan (as enabled).
 sanitizer_builds() {

@@ -1,4 +1,4 @@
-// Under nvcc only (g++ and clang find these offsets, tests/host/alignas_offsets_test.cpp): the
+// Under nvcc only (g++ and clang find these offsets, tests/host/reflect_alignas_test.cpp): the
 // front end cannot read the offsets of a struct with a pointer member, and refuses an alignas
 // that makes the ABI rule's size or alignment wrong rather than map the wrong bytes.
 // cuda-only

@@ -149,7 +149,7 @@ struct shrink_after_resize_to_half {
 /// dst = src between two containers in any memory and layouts: same-layout device copies,
 /// conversions on the GPU, uploads and downloads through a staging buffer. The source is larger
 /// than the destination's capacity (AoSoA<32> rounds 1000 up to 1024), so that the assignment
-/// allocates: one that fits reuses the block and allocates nothing (device_test's
+/// allocates: one that fits reuses the block and allocates nothing (vector_test's
 /// assignment_reuses_capacity).
 template <class Dst, class Src>
 struct assign_case {

@@ -166,8 +166,8 @@ struct rebuild_storage {
 } // namespace detail
 
 /// What every layout provides (see the top of this file). Nothing checks it for you: a layout
-/// states it, static_assert(layout::layout_policy<L, T>), in its tests (mapping_test.cpp for
-/// the four of the library, custom_layout_test.cpp for one of a user's own).
+/// states it, static_assert(layout::layout_policy<L, T>), in its tests (policies_test.cpp for
+/// the four of the library, layouts_concept_test.cpp for one of a user's own).
 template <class L, class T>
 concept layout_policy = requires(std::size_t n, typename L::template storage<T> s,
                                  typename L::template storage<const T> c, void* block) {

@@ -194,7 +194,7 @@ static_assert(
         33) == 64);
 static_assert(mapping<Mixed, policy::aosoa<4>>::block_bytes == 32 + 16 + 4 + 4);
 
-// Each layout provides what layouts/concept.hpp lists (custom_layout_test adds one of a user's;
+// Each layout provides what layouts/concept.hpp lists (layouts_concept_test adds one of a user's;
 // compile_fail/layout_policy_compiles.cpp states the same under nvcc).
 static_assert(
     layout::layout_policy<policy::aos, two> && layout::layout_policy<policy::soa, two> &&

@@ -280,7 +280,7 @@ TYPED_TEST(algorithms, reverse_rotate) {
 /// std::ranges::rotate: libstdc++ 12's rotation by one is `auto __t = std::move(*__p); ...;
 /// *(__p + __n - 1) = std::move(__t);` (bits/ranges_algo.h), which is right only because a
 /// proxy made by moving keeps the element's value (element_ref.hpp). Every rotation of
-/// tests/host/proxy_semantics_test.cpp runs too; these are larger sizes.
+/// tests/host/element_ref_test.cpp runs too; these are larger sizes.
 TYPED_TEST(algorithms, ranges_rotate) {
 #if !LAYOUT_TEST_STD_VIEWS
     GTEST_SKIP() << no_views_message;

@@ -1,4 +1,4 @@
-// The view and proxy checks of view_test, run inside <<<1, 1>>> kernels under every layout and
+// The view and proxy checks of view_test.cpp, run inside <<<1, 1>>> kernels under every layout and
 // compared with the same code on the host and with a plain-struct model; device containers:
 // copies host -> device -> host within and across layouts, a drift kernel, resize / reserve /
 // shrink_to_fit, device out-of-memory, and pinned host memory. Skips where there is no GPU.
