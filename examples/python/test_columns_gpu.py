@@ -20,9 +20,13 @@ Every consumer found is checked, and every failure printed. Exits 0 if all passe
 consumer not found), 1 if any check failed, 77 (skipped, for CTest) without a CUDA-built module,
 a GPU, or CuPy and PyTorch both.
 """
+import faulthandler
 import gc
 import sys
 import traceback
+
+# A crash in a consumer or the module (a segfault) prints Python's stack instead of nothing.
+faulthandler.enable()
 
 SKIP = 77
 
@@ -242,6 +246,7 @@ def check_capsules(xp):
     assert lc.live_containers() == before, "the capsule gone, the container must go"
 
 
+print("python.columns_gpu: importing CuPy and PyTorch", flush=True)
 found, why = consumers()
 if not found:
     print("SKIP: no GPU consumer (%s)" % "; ".join(why))
@@ -251,6 +256,7 @@ for xp in found:
     for what, check in (("soa", lambda: check_columns(xp, "soa")),
                         ("aos", lambda: check_columns(xp, "aos")),
                         ("capsules", lambda: check_capsules(xp))):
+        print("python.columns_gpu: %s %s: %s ..." % (xp.name, xp.version, what), flush=True)
         try:
             check()
         except Exception:
