@@ -351,29 +351,30 @@ inline std::string penalty_note(const footprint& fp, std::size_t elem_bytes, dou
 }
 
 // ---- raw pointers out of the library's views (the raw kernels run on the same memory) ----------
+// Host or device views alike (M: the view's memory space).
 
-template <class T>
-T* aos_data(const layout::view<T, aos>& v) {
+template <class T, class M>
+T* aos_data(const layout::view<T, aos, M>& v) {
     return v.storage().data;
 }
-template <class Block, class T>
-Block* aosoa_blocks(const layout::view<T, aosoa32>& v) {
+template <class Block, class T, class M>
+Block* aosoa_blocks(const layout::view<T, aosoa32, M>& v) {
     return reinterpret_cast<Block*>(v.storage().data);
 }
 /// The hot part of a split view: an array of Hot (the chosen fields as a plain struct).
-template <class Hot, class T>
-Hot* split_hot(const layout::view<T, split_of<T>>& v) {
+template <class Hot, class T, class M>
+Hot* split_hot(const layout::view<T, split_of<T>, M>& v) {
     return reinterpret_cast<Hot*>(v.storage().first.data);
 }
 /// A cold column of a split view (one in the SoA part): where element 0's value is, the others
 /// following it (column::data() is for whole-view SoA and AoS columns only).
-template <auto... Path, class T>
-auto* split_cold(const layout::view<T, split_of<T>>& v) {
+template <auto... Path, class T, class M>
+auto* split_cold(const layout::view<T, split_of<T>, M>& v) {
     return &v.template column<Path...>()[0];
 }
 /// Column of a SoA view: col<&P::x>(v), col<&W::pos, &Vec3::x>(v).
-template <auto... Path, class T>
-auto* col(const layout::view<T, soa>& v) {
+template <auto... Path, class T, class M>
+auto* col(const layout::view<T, soa, M>& v) {
     return v.template column<Path...>().data();
 }
 

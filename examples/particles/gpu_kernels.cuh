@@ -165,46 +165,49 @@ __global__ void copy_float4(const float4* __restrict__ src, float4* __restrict__
 
 // ---- launching the raw kernels on the memory of library containers ------------------------------
 
+template <class T, class L>
+using device_view = layout::view<T, L, layout::cuda::device_memory>;
+
 /// Launches the raw kernel of functor f for the layout of v, on v's memory (overloads by view).
 struct gpu_raw_runner {
     cudaStream_t stream = 0;
 
-    void operator()(const drift& f, const layout::view<Particle, aos>& v) const {
+    void operator()(const drift& f, const device_view<Particle, aos>& v) const {
         raw_aos_drift_Particle<<<blocks_for(v.size()), threads_per_block, 0, stream>>>(
             aos_data(v), v.size(), f.dt);
         layout::cuda::check_launch("raw_aos_drift_Particle");
     }
-    void operator()(const drift& f, const layout::view<Particle, soa>& v) const {
+    void operator()(const drift& f, const device_view<Particle, soa>& v) const {
         using P = Particle;
         raw_soa_drift_Particle<<<blocks_for(v.size()), threads_per_block, 0, stream>>>(
             col<&P::x>(v), col<&P::y>(v), col<&P::z>(v), col<&P::vx>(v), col<&P::vy>(v),
             col<&P::vz>(v), v.size(), f.dt);
         layout::cuda::check_launch("raw_soa_drift_Particle");
     }
-    void operator()(const drift& f, const layout::view<Particle, aosoa32>& v) const {
+    void operator()(const drift& f, const device_view<Particle, aosoa32>& v) const {
         raw_aosoa32_drift_Particle<<<blocks_for(v.size()), threads_per_block, 0, stream>>>(
             aosoa_blocks<raw::ParticleBlock32>(v), v.size(), f.dt);
         layout::cuda::check_launch("raw_aosoa32_drift_Particle");
     }
 
     /// LLAMA's AoS drift, by hand (above).
-    void llama(const drift& f, const layout::view<Particle, aos>& v) const {
+    void llama(const drift& f, const device_view<Particle, aos>& v) const {
         llama_aos_drift_Particle<<<blocks_for(v.size()), threads_per_block, 0, stream>>>(
             reinterpret_cast<std::byte*>(aos_data(v)), v.size(), f.dt);
         layout::cuda::check_launch("llama_aos_drift_Particle");
     }
 
-    void operator()(const drift& f, const layout::view<Particle, split_of<Particle>>& v) const {
+    void operator()(const drift& f, const device_view<Particle, split_of<Particle>>& v) const {
         raw_split_drift_Particle<<<blocks_for(v.size()), threads_per_block, 0, stream>>>(
             split_hot<raw::Kinematics>(v), v.size(), f.dt);
         layout::cuda::check_launch("raw_split_drift_Particle");
     }
-    void operator()(const wide_drift& f, const layout::view<WideParticle, aos>& v) const {
+    void operator()(const wide_drift& f, const device_view<WideParticle, aos>& v) const {
         raw_aos_wide_drift_WideParticle<<<blocks_for(v.size()), threads_per_block, 0, stream>>>(
             aos_data(v), v.size(), f.dt);
         layout::cuda::check_launch("raw_aos_wide_drift_WideParticle");
     }
-    void operator()(const wide_drift& f, const layout::view<WideParticle, soa>& v) const {
+    void operator()(const wide_drift& f, const device_view<WideParticle, soa>& v) const {
         using W = WideParticle;
         raw_soa_wide_drift_WideParticle<<<blocks_for(v.size()), threads_per_block, 0, stream>>>(
             col<&W::pos, &Vec3::x>(v), col<&W::pos, &Vec3::y>(v), col<&W::pos, &Vec3::z>(v),
@@ -212,49 +215,49 @@ struct gpu_raw_runner {
             v.size(), f.dt);
         layout::cuda::check_launch("raw_soa_wide_drift_WideParticle");
     }
-    void operator()(const wide_drift& f, const layout::view<WideParticle, aosoa32>& v) const {
+    void operator()(const wide_drift& f, const device_view<WideParticle, aosoa32>& v) const {
         raw_aosoa32_wide_drift_WideParticle<<<blocks_for(v.size()), threads_per_block, 0, stream>>>(
             aosoa_blocks<raw::WideBlock32>(v), v.size(), f.dt);
         layout::cuda::check_launch("raw_aosoa32_wide_drift_WideParticle");
     }
 
-    void operator()(const scale_mass& f, const layout::view<Particle, aos>& v) const {
+    void operator()(const scale_mass& f, const device_view<Particle, aos>& v) const {
         raw_aos_scale_mass_Particle<<<blocks_for(v.size()), threads_per_block, 0, stream>>>(
             aos_data(v), v.size(), f.c);
         layout::cuda::check_launch("raw_aos_scale_mass_Particle");
     }
-    void operator()(const scale_mass& f, const layout::view<Particle, soa>& v) const {
+    void operator()(const scale_mass& f, const device_view<Particle, soa>& v) const {
         raw_soa_scale_mass_Particle<<<blocks_for(v.size()), threads_per_block, 0, stream>>>(
             col<&Particle::mass>(v), v.size(), f.c);
         layout::cuda::check_launch("raw_soa_scale_mass_Particle");
     }
-    void operator()(const scale_mass& f, const layout::view<Particle, aosoa32>& v) const {
+    void operator()(const scale_mass& f, const device_view<Particle, aosoa32>& v) const {
         raw_aosoa32_scale_mass_Particle<<<blocks_for(v.size()), threads_per_block, 0, stream>>>(
             aosoa_blocks<raw::ParticleBlock32>(v), v.size(), f.c);
         layout::cuda::check_launch("raw_aosoa32_scale_mass_Particle");
     }
-    void operator()(const scale_mass& f, const layout::view<WideParticle, aos>& v) const {
+    void operator()(const scale_mass& f, const device_view<WideParticle, aos>& v) const {
         raw_aos_scale_mass_WideParticle<<<blocks_for(v.size()), threads_per_block, 0, stream>>>(
             aos_data(v), v.size(), f.c);
         layout::cuda::check_launch("raw_aos_scale_mass_WideParticle");
     }
-    void operator()(const scale_mass& f, const layout::view<WideParticle, soa>& v) const {
+    void operator()(const scale_mass& f, const device_view<WideParticle, soa>& v) const {
         raw_soa_scale_mass_WideParticle<<<blocks_for(v.size()), threads_per_block, 0, stream>>>(
             col<&WideParticle::mass>(v), v.size(), f.c);
         layout::cuda::check_launch("raw_soa_scale_mass_WideParticle");
     }
-    void operator()(const scale_mass& f, const layout::view<WideParticle, aosoa32>& v) const {
+    void operator()(const scale_mass& f, const device_view<WideParticle, aosoa32>& v) const {
         raw_aosoa32_scale_mass_WideParticle<<<blocks_for(v.size()), threads_per_block, 0, stream>>>(
             aosoa_blocks<raw::WideBlock32>(v), v.size(), f.c);
         layout::cuda::check_launch("raw_aosoa32_scale_mass_WideParticle");
     }
 
-    void operator()(const integrate& f, const layout::view<WideParticle, aos>& v) const {
+    void operator()(const integrate& f, const device_view<WideParticle, aos>& v) const {
         raw_aos_integrate_WideParticle<<<blocks_for(v.size()), threads_per_block, 0, stream>>>(
             f, aos_data(v), v.size());
         layout::cuda::check_launch("raw_aos_integrate_WideParticle");
     }
-    void operator()(const integrate& f, const layout::view<WideParticle, soa>& v) const {
+    void operator()(const integrate& f, const device_view<WideParticle, soa>& v) const {
         using W = WideParticle;
         raw_soa_integrate_WideParticle<<<blocks_for(v.size()), threads_per_block, 0, stream>>>(
             f, col<&W::pos, &Vec3::x>(v), col<&W::pos, &Vec3::y>(v), col<&W::pos, &Vec3::z>(v),
@@ -264,7 +267,7 @@ struct gpu_raw_runner {
             col<&W::cell>(v), col<&W::flags>(v), v.size());
         layout::cuda::check_launch("raw_soa_integrate_WideParticle");
     }
-    void operator()(const integrate& f, const layout::view<WideParticle, aosoa32>& v) const {
+    void operator()(const integrate& f, const device_view<WideParticle, aosoa32>& v) const {
         raw_aosoa32_integrate_WideParticle<<<blocks_for(v.size()), threads_per_block, 0, stream>>>(
             f, aosoa_blocks<raw::WideBlock32>(v), v.size());
         layout::cuda::check_launch("raw_aosoa32_integrate_WideParticle");

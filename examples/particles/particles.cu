@@ -43,10 +43,10 @@ struct gpu_backend {
     }
     /// f touches its own element only: AoS staged through shared memory (for_each_element).
     template <class F, class T>
-    void run_element(const F& f, const layout::view<T, aos>& v) const {
+    void run_element(const F& f, const device_view<T, aos>& v) const {
         layout::cuda::for_each_element(v, f);
     }
-    void run_llama(const drift& f, const layout::view<Particle, aos>& v) const {
+    void run_llama(const drift& f, const device_view<Particle, aos>& v) const {
         gpu_raw_runner{}.llama(f, v);
     }
     void sync() const {
