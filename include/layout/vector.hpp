@@ -23,20 +23,23 @@
 /// Work that reads a container on another stream (b = a with a on stream_a, b on stream_b) is the
 /// caller's to order (an event), as with RMM's containers. A copy into a container the host can
 /// read (host, pinned, managed memory) returns with the elements there.
+///
+/// The block, its resource and stream, growth and copies are the base's (owned_block.hpp); this
+/// header is the std::vector interface over them.
 #pragma once
 
 #include "config.hpp"
 #include "memory.hpp"
 #include "memory_resource.hpp"
+#include "owned_block.hpp"
 #include "policies.hpp"
-#include "transfer.hpp"
+#include "runs.hpp"
 #include "view.hpp"
 
-#include <algorithm>
 #include <cstddef>
+#include <cstring>
 #include <initializer_list>
 #include <iterator>
-#include <limits>
 #include <span>
 #include <stdexcept>
 #include <string>
@@ -45,11 +48,6 @@
 
 namespace layout {
 
-namespace detail {
-struct size_access;
-struct block_access;
-} // namespace detail
-
 /// Tag for resize(n, for_overwrite): grow without writing the new elements.
 struct for_overwrite_t {
     explicit for_overwrite_t() = default;
@@ -57,7 +55,7 @@ struct for_overwrite_t {
 inline constexpr for_overwrite_t for_overwrite{};
 
 template <class T, class Layout, class Memory = host_memory>
-class vector {
+class vector : private detail::owned_block<T, Layout, Memory> {
     static_assert(!std::is_const_v<T>, "layout: a container's element type cannot be const");
     static_assert(assert_reflectable<T>());
     static_assert(memory_space<Memory>,
@@ -67,8 +65,7 @@ class vector {
                   "layout: the container's second parameter is not a layout: it must satisfy "
                   "layout::layout_policy (layouts/concept.hpp lists what a layout provides)");
 
-    template <class, class, class>
-    friend class vector;
+    using block = detail::owned_block<T, Layout, Memory>;
     friend struct detail::size_access;
     friend struct detail::block_access;
 
@@ -90,14 +87,12 @@ public:
     vector() noexcept = default;
 
     /// An empty container whose device work will be ordered on stream, allocating from resource.
-    explicit vector(stream_ref stream) noexcept : stream_(stream) {}
+    explicit vector(stream_ref stream) noexcept : block(stream) {}
     template <class Resource>
-    vector(stream_ref stream, Resource& resource) noexcept
-        : resource_(fitting_resource(resource)), stream_(stream) {}
+    vector(stream_ref stream, Resource& resource) noexcept : block(stream, resource) {}
     /// The same with a resource_ref (throws std::invalid_argument if its accessibility differs
     /// from the memory space's).
-    vector(stream_ref stream, resource_ref resource)
-        : resource_(fitting_resource(resource)), stream_(stream) {}
+    vector(stream_ref stream, resource_ref resource) : block(stream, resource) {}
 
     /// n value-initialized elements (T{}).
     // Constructors that allocate delegate to one that allocates nothing first, so that if a later
@@ -123,17 +118,15 @@ public:
 
     /// A copy allocates from the memory space's default resource (as std::pmr's containers do)
     /// and is ordered on other's stream; the forms with a stream and a resource choose both.
-    vector(const vector& other) : vector(other, other.stream_) {}
+    vector(const vector& other) : vector(other, other.stream()) {}
     /// A move takes other's block, resource and stream; other is left empty with its resource
     /// and stream (as std::pmr containers keep their allocator), so reusing it allocates where
     /// it did before.
-    vector(vector&& other) noexcept : resource_(other.resource_), stream_(other.stream_) {
-        swap(other);
-    }
+    vector(vector&& other) noexcept = default;
 
     /// Converting copy from another layout and/or memory space.
     template <class L2, class M2>
-    vector(const vector<T, L2, M2>& other) : vector(other, other.stream_) {}
+    vector(const vector<T, L2, M2>& other) : vector(other, other.stream()) {}
     template <class L2, class M2>
     vector(const vector<T, L2, M2>& other, stream_ref stream) : vector(stream) {
         copy_from(other);
@@ -149,16 +142,12 @@ public:
     template <class L2, class M2>
     explicit vector(const layout::view<const T, L2, M2>& other, stream_ref stream = {})
         : vector(stream) {
-        reallocate(other.size());
-        detail::transfer_copy(other, view_type(storage(), other.size()), stream_);
-        size_ = other.size();
+        copy_from(other);
     }
     /// The values of a contiguous host range (a std::vector<T>, an array), in one copy on stream:
     ///     layout::cuda::soa_vector<P> d(std::span<const P>(host_values), stream);
     explicit vector(std::span<const T> values, stream_ref stream = {})
         : vector(layout::view<const T, policy::aos>(values.data(), values.size()), stream) {}
-
-    ~vector() { resource_.deallocate(block_, bytes_, block_alignment, stream_); }
 
     /// Copy assignment reuses the block when other fits in capacity() (no allocation, as
     /// std::vector does), copying through the same path as construction. The container keeps
@@ -234,9 +223,7 @@ public:
     size_type size() const noexcept { return size_; }
     size_type capacity() const noexcept { return capacity_; }
     bool empty() const noexcept { return size_ == 0; }
-    static constexpr size_type max_size() noexcept {
-        return std::numeric_limits<std::ptrdiff_t>::max() / (sizeof(T) + 128);
-    }
+    using block::max_size;
 
     void reserve(size_type n) {
         if (n > capacity_) reallocate(checked_size(n));
@@ -500,15 +487,7 @@ public:
         return begin() + static_cast<difference_type>(from);
     }
 
-    void swap(vector& other) noexcept {
-        std::swap(block_, other.block_);
-        std::swap(bytes_, other.bytes_);
-        std::swap(size_, other.size_);
-        std::swap(capacity_, other.capacity_);
-        std::swap(storage_, other.storage_);
-        std::swap(resource_, other.resource_);
-        std::swap(stream_, other.stream_);
-    }
+    void swap(vector& other) noexcept { block::swap(other); }
     friend void swap(vector& a, vector& b) noexcept { a.swap(b); }
 
     /// Equal sizes and every leaf equal (host-accessible memory, any two layouts).
@@ -524,38 +503,20 @@ public:
     }
 
 private:
-    /// The constructors' copy: a block of other.size() elements, then the elements.
-    template <class L2, class M2>
-    void copy_from(const vector<T, L2, M2>& other) {
-        reallocate(other.size_);
-        detail::transfer_copy(other.cview(), view_type(storage(), other.size_),
-                              transfer_stream(other));
-        size_ = other.size_;
-    }
-
-    /// The stream a copy from other runs on: this container's, or other's where this one is in
-    /// pageable host memory (which has no stream of its own: the source's work is what to wait
-    /// for).
-    template <class L2, class M2>
-    stream_ref transfer_stream(const vector<T, L2, M2>& other) const noexcept {
-        return Memory::device_accessible ? stream_ : other.stream_;
-    }
-
-    template <class Resource>
-    static resource_ref fitting_resource(Resource& resource) noexcept {
-        detail::check_resource_fits<Memory, Resource>();
-        if constexpr (memory_resource<Resource>)
-            return resource;
-        else
-            return Memory::default_resource(); // not reached: the check refused the type
-    }
-    static resource_ref fitting_resource(resource_ref resource) {
-        if (resource.host_accessible() != Memory::host_accessible ||
-            resource.device_accessible() != Memory::device_accessible)
-            throw std::invalid_argument("layout::vector: the resource's memory is not reachable "
-                                        "where the container's memory space says");
-        return resource;
-    }
+    // What the element interface uses of the block (owned_block.hpp).
+    using block::assign_elements;
+    using block::capacity_;
+    using block::checked_size;
+    using block::construct_filled;
+    using block::copy_from;
+    using block::fill;
+    using block::grown_capacity;
+    using block::reallocate;
+    using block::resource_;
+    using block::rounded_capacity;
+    using block::size_;
+    using block::storage;
+    using block::stream_;
 
     template <class It, class S>
     void construct_from_range(It first, S last) {
@@ -568,29 +529,6 @@ private:
         }
     }
 
-    void construct_filled(size_type n, const T& value) {
-        reallocate(checked_size(n));
-        fill(0, n, value);
-        size_ = n;
-    }
-
-    /// *this = other: into the current block when other fits, else into a new one (allocated
-    /// and filled before the old one is let go: strong guarantee). Storage that overlaps
-    /// other's (only self-assignment does, as each container owns its block) is never written
-    /// while it is read: it goes through a fresh block.
-    template <class L2, class M2>
-    void assign_elements(const vector<T, L2, M2>& other) {
-        const size_type n = other.size_;
-        if (n > capacity_ || detail::views_overlap(view_type(storage(), n), other.cview())) {
-            vector fresh(stream_, resource_);
-            fresh.copy_from(other);
-            swap(fresh);
-            return;
-        }
-        detail::transfer_copy(other.cview(), view_type(storage(), n), transfer_stream(other));
-        size_ = n;
-    }
-
     /// T{args...}, or T(arg) for one argument that converts to T: T{proxy} would try to
     /// initialize T's first member from the proxy.
     template <class... Args>
@@ -601,64 +539,7 @@ private:
             return T{std::forward<Args>(args)...};
     }
 
-    using storage_type = typename view_type::storage_type;
-
     view_type capacity_view() const noexcept { return {storage(), capacity_}; }
-
-    /// The view's pointers into the current block, a copy of storage_: recomputing them from
-    /// block_ (from_block: a column offset per leaf under SoA) in every c[i] made a SoA drift
-    /// loop 42 instructions an element against 15 (g++ -O2). SoA copies pointer by pointer:
-    /// clang 14 copies a struct of pointers as bytes, untyped, so that any float store of the
-    /// loop might have changed them, and reloaded every column pointer per element.
-    storage_type storage() const noexcept {
-        if constexpr (requires { storage_.copy(); })
-            return storage_.copy();
-        else
-            return storage_;
-    }
-
-    /// Allocation rounds AoSoA capacities up to whole blocks: the last block is paid for anyway.
-    static size_type rounded_capacity(size_type n) noexcept {
-        return mapping<T, Layout>::rounded_capacity(n);
-    }
-
-    static size_type checked_size(size_type n) {
-        if (n > max_size())
-            throw std::length_error("layout::vector: " + std::to_string(n) +
-                                    " elements exceed max_size()");
-        return n;
-    }
-
-    size_type grown_capacity(size_type needed) const {
-        return checked_size(std::max(needed, capacity_ < max_size() / 2 ? 2 * capacity_ : needed));
-    }
-
-    /// Moves the elements to a new block of at least n elements. Allocates first: if that
-    /// throws, nothing has changed.
-    void reallocate(size_type n) {
-        const size_type capacity = rounded_capacity(n);
-        const size_type bytes = mapping<T, Layout>::bytes(capacity);
-        void* block = resource_.allocate(bytes, block_alignment, stream_);
-        const view_type fresh(view_type::storage_type::from_block(block, capacity), size_);
-        try {
-            // A device space's copy can fail (a launch): the new block is ours to free.
-            detail::transfer_prepare_block(view_type(fresh.storage(), capacity), stream_);
-            if (size_) detail::transfer_copy(cview(), fresh, stream_);
-        } catch (...) {
-            resource_.deallocate(block, bytes, block_alignment, stream_);
-            throw;
-        }
-        resource_.deallocate(block_, bytes_, block_alignment, stream_);
-        block_ = block;
-        storage_ = fresh.storage();
-        bytes_ = bytes;
-        capacity_ = capacity;
-    }
-
-    void fill(size_type first, size_type last, const T& value) {
-        if (first < last)
-            detail::transfer_fill(view_type(storage(), last), first, last, value, stream_);
-    }
 
     /// Moves count elements from index from to index to (ranges may overlap): one memmove per
     /// run where the layout's elements can start anywhere and its runs move independently
@@ -707,51 +588,7 @@ private:
                                     " is out of range for size " + std::to_string(size_));
         return i;
     }
-
-    void* block_ = nullptr;
-    // Always storage_type::from_block(block_, capacity_); set with them (reallocate, swap).
-    storage_type storage_{};
-    size_type bytes_ = 0;
-    size_type size_ = 0;
-    size_type capacity_ = 0;
-    resource_ref resource_ = Memory::default_resource();
-    stream_ref stream_{};
 };
-
-namespace detail {
-/// A container's block, exchanged with another of the same resource and alignment: for
-/// algorithms that write the reordered elements into a second block and keep it (double
-/// buffering, cuda/workspace.hpp), the old block going where the new one came from.
-struct block_access {
-    template <class V>
-    static void exchange(V& v, void*& block, std::size_t& bytes, std::size_t& capacity) noexcept {
-        std::swap(v.block_, block);
-        std::swap(v.bytes_, bytes);
-        std::swap(v.capacity_, capacity);
-        v.storage_ = V::storage_type::from_block(v.block_, v.capacity_);
-    }
-    /// The bytes a block of capacity elements of V takes (what the container would allocate).
-    template <class V>
-    static std::size_t bytes_for(std::size_t capacity) noexcept {
-        return mapping<typename V::value_type, typename V::layout_type>::bytes(
-            V::rounded_capacity(capacity));
-    }
-    template <class V>
-    static std::size_t rounded(std::size_t capacity) noexcept {
-        return V::rounded_capacity(capacity);
-    }
-};
-
-/// Sets a container's size to n <= capacity() without writing an element: for code that has
-/// written elements [size(), n) itself, such as a kernel appending (cuda/append.hpp).
-struct size_access {
-    template <class V>
-    static void set(V& v, std::size_t n) noexcept {
-        LAYOUT_BOUNDS_CHECK(n, v.capacity_ + 1);
-        v.size_ = n;
-    }
-};
-} // namespace detail
 
 /// The three layouts by name; Memory defaults to the host.
 template <class T, class Memory = host_memory>
