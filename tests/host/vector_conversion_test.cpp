@@ -43,7 +43,8 @@ template <class P>
 class conversion : public ::testing::Test {};
 TYPED_TEST_SUITE(conversion, all_pairs, pair_names);
 
-constexpr std::size_t sizes[] = {0, 1, 31, 32, 33, 1000, 100003};
+// LAYOUT_TEST_LARGE: 100003, or 10007 in the sanitizer builds (tests/CMakeLists.txt).
+constexpr std::size_t sizes[] = {0, 1, 31, 32, 33, 1000, LAYOUT_TEST_LARGE};
 
 /// Src -> Dst by converting construction and by assignment, and back; each compared with the
 /// model. Up to 1000 elements everything is checked through the container (operator[] and
@@ -110,7 +111,7 @@ TYPED_TEST(conversion, round_trips_particle) {
 TYPED_TEST(conversion, round_trips_mixed) {
     round_trips<Mixed, typename TypeParam::src, typename TypeParam::dst>();
 }
-/// Body (14 leaves) up to 1000 elements here; at 100003 in conversion_chain below.
+/// Body (14 leaves) up to 1000 elements here; at the large size in conversion_chain below.
 TYPED_TEST(conversion, round_trips_nested) {
     round_trips<Body, typename TypeParam::src, typename TypeParam::dst>(1000);
 }
@@ -148,7 +149,7 @@ TYPED_TEST(conversion, size_mismatch_throws_and_writes_nothing) {
 
 TEST(conversion_chain, through_every_layout) {
     std::mt19937 g(5);
-    const auto model = random_values<Body>(g, 100003);
+    const auto model = random_values<Body>(g, LAYOUT_TEST_LARGE);
     const layout::aos_vector<Body> a(model.begin(), model.end());
     const layout::aosoa<Body, 3> b = a;
     const layout::soa_vector<Body> c = b;
