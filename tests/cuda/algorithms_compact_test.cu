@@ -1,79 +1,43 @@
 // layout::cuda::remove_if and layout::cuda::stable_partition (<layout/cuda/algorithms.hpp>) on
 // every (element type, layout) pair, containers and views, on the container's stream, a given
 // stream and the default one, against std::erase_if and std::stable_partition on a std::vector<T>
-// model of random elements, with none, some and all of them chosen. Skips without a GPU.
+// model of random elements, with none, some and all of them chosen: the cases every memory space
+// shares (common/compact_cases.hpp, which the host test runs too, here through layout::remove_if
+// and layout::stable_partition on device containers), and the device's own (views on a given
+// stream, a predicate on one field). Skips without a GPU.
 
 #include <layout/cuda/algorithms.hpp>
 #include <layout/cuda/vector.hpp>
 
+#include "common/compact_cases.hpp"
 #include "gpu_test.hpp"
 #include "host/test_types.hpp"
 
 #include <algorithm>
 #include <cstddef>
-#include <limits>
 #include <random>
 #include <vector>
 
 namespace {
 
 using namespace layout_test;
-
-template <class T, class P>
-using device_vector = layout::vector<T, P, layout::cuda::device_memory>;
+using compact_cases::below;
+using layout::cuda::device_memory;
 
 constexpr std::size_t sizes[] = {0, 1, 31, 33, 1000, 100000};
 
-/// The first leaf, on the host and the device (test_types.hpp's key() is host-only).
-__host__ __device__ double first_leaf(const Particle& p) { return p.x; }
-__host__ __device__ double first_leaf(const Mixed& m) { return m.d; }
-__host__ __device__ double first_leaf(const Body& b) { return b.pos.x; }
-
-/// Chooses the elements whose first leaf is below a threshold, through the element proxy.
-template <class T>
-struct below {
-    double threshold;
-    template <class Ref>
-    __host__ __device__ bool operator()(const Ref& e) const {
-        return first_leaf(T(e)) < threshold;
-    }
-};
-
-/// none, about half, all
-constexpr double thresholds[] = {-std::numeric_limits<double>::infinity(), 0.0,
-                                 std::numeric_limits<double>::infinity()};
-
-template <class T, class P>
-device_vector<T, P> device_from(const std::vector<T>& values, cudaStream_t stream = nullptr) {
-    return device_vector<T, P>(layout::vector<T, P>(values.begin(), values.end()), stream);
-}
-template <class T, class P>
-std::vector<T> elements(const device_vector<T, P>& d) {
-    const layout::vector<T, P> h = d;
-    return to_std(h);
-}
+template <class Combo>
+using cases = compact_cases::cases<Combo, device_memory>;
 
 template <class C>
 class cuda_compact : public gpu_test {};
 TYPED_TEST_SUITE(cuda_compact, all_combos, combo_names);
 
 TYPED_TEST(cuda_compact, remove_if_container_matches_erase_if) {
-    using T = typename TypeParam::value_type;
-    using P = typename TypeParam::policy;
     std::mt19937 g(31);
     cudaStream_t stream = nullptr;
     ASSERT_TRUE(check_cuda(cudaStreamCreate(&stream), "cudaStreamCreate"));
-    for (std::size_t n : sizes) {
-        for (double t : thresholds) {
-            auto model = random_values<T>(g, n);
-            auto c = device_from<T, P>(model, stream); // on the container's stream
-            const std::size_t kept = layout::cuda::remove_if(c, below<T>{t});
-            std::erase_if(model, [&](const T& e) { return first_leaf(e) < t; });
-            EXPECT_EQ(kept, model.size());
-            EXPECT_EQ(c.size(), model.size());
-            EXPECT_TRUE(same_values(elements(c), model)) << "n " << n << ", threshold " << t;
-        }
-    }
+    cases<TypeParam>::remove_if_container(g, sizes, stream);
     check_cuda(cudaStreamDestroy(stream), "cudaStreamDestroy");
 }
 
@@ -85,9 +49,9 @@ TYPED_TEST(cuda_compact, remove_if_view_returns_the_new_size) {
     ASSERT_TRUE(check_cuda(cudaStreamCreate(&stream), "cudaStreamCreate"));
     for (std::size_t n : sizes) {
         auto model = random_values<T>(g, n);
-        auto c = device_from<T, P>(model);
+        auto c = in_memory<T, P, device_memory>(model, {});
         const std::size_t kept = layout::cuda::remove_if(c.view(), below<T>{0.0}, stream);
-        std::erase_if(model, [&](const T& e) { return first_leaf(e) < 0.0; });
+        std::erase_if(model, below<T>{0.0});
         ASSERT_EQ(kept, model.size());
         EXPECT_EQ(c.size(), n);
         auto front = elements(c);
@@ -98,21 +62,8 @@ TYPED_TEST(cuda_compact, remove_if_view_returns_the_new_size) {
 }
 
 TYPED_TEST(cuda_compact, stable_partition_matches_std) {
-    using T = typename TypeParam::value_type;
-    using P = typename TypeParam::policy;
     std::mt19937 g(33);
-    for (std::size_t n : sizes) {
-        for (double t : thresholds) {
-            auto model = random_values<T>(g, n);
-            auto c = device_from<T, P>(model);
-            const std::size_t k = layout::cuda::stable_partition(c, below<T>{t});
-            const auto point = std::stable_partition(model.begin(), model.end(),
-                                                     [&](const T& e) { return first_leaf(e) < t; });
-            EXPECT_EQ(k, static_cast<std::size_t>(point - model.begin()));
-            EXPECT_EQ(c.size(), n);
-            EXPECT_TRUE(same_values(elements(c), model)) << "n " << n << ", threshold " << t;
-        }
-    }
+    cases<TypeParam>::stable_partition(g, sizes);
 }
 
 TYPED_TEST(cuda_compact, stable_partition_of_a_view_on_a_stream) {
@@ -123,10 +74,9 @@ TYPED_TEST(cuda_compact, stable_partition_of_a_view_on_a_stream) {
     ASSERT_TRUE(check_cuda(cudaStreamCreate(&stream), "cudaStreamCreate"));
     { // the container frees its block on its stream: gone before the stream is
         auto model = random_values<T>(g, 5000);
-        auto c = device_from<T, P>(model, stream);
+        auto c = in_memory<T, P, device_memory>(model, stream);
         const std::size_t k = layout::cuda::stable_partition(c.view(), below<T>{0.0}, stream);
-        const auto point = std::stable_partition(model.begin(), model.end(),
-                                                 [](const T& e) { return first_leaf(e) < 0.0; });
+        const auto point = std::stable_partition(model.begin(), model.end(), below<T>{0.0});
         EXPECT_EQ(k, static_cast<std::size_t>(point - model.begin()));
         EXPECT_TRUE(same_values(elements(c), model));
     }

@@ -1,7 +1,9 @@
 // layout::cuda::gather, scatter, permute, permute_in_place, sort_by_key and bin_by_key
 // (<layout/cuda/algorithms.hpp>) on every (element type, layout) pair, against the same
-// operation on a std::vector<T> model on the host (std::stable_sort for the sorts); and their
-// errors, with bounds checks forced on in this file. Skips without a GPU.
+// operation on a std::vector<T> model on the host (std::stable_sort for the sorts; gather,
+// scatter and permute through common/gather_scatter_cases.hpp, which the host test runs too,
+// here through the one-name algorithms on device containers); and their errors, with bounds
+// checks forced on in this file. Skips without a GPU.
 
 #undef LAYOUT_CHECK_BOUNDS
 #define LAYOUT_CHECK_BOUNDS 1
@@ -10,6 +12,7 @@
 #include <layout/cuda/algorithms.hpp>
 #include <layout/cuda/vector.hpp>
 
+#include "common/gather_scatter_cases.hpp"
 #include "gpu_test.hpp"
 #include "host/expect_throw.hpp"
 #include "host/test_types.hpp"
@@ -49,25 +52,15 @@ std::vector<E> to_host(const layout::cuda::aos_vector<E>& d) {
     return std::vector<E>(h.begin(), h.end());
 }
 
-/// The elements of a device container, through a host copy in the same layout (a bulk copy, so
-/// the device container's own bytes are what is compared).
-template <class T, class Policy>
-std::vector<T> elements(const device_vector<T, Policy>& d) {
-    const host_vector<T, Policy> h = d;
-    return to_std(h);
-}
-
-template <class T, class Policy>
-device_vector<T, Policy> device_from(const std::vector<T>& values) {
-    return host_vector<T, Policy>(values.begin(), values.end());
-}
-
 /// Every leaf as a double (exact for every leaf type of the test structs).
 template <class T>
 std::vector<double> leaves(const T& value) {
     return std::apply([](const auto&... leaf) { return std::vector<double>{double(leaf)...}; },
                       tie(value));
 }
+
+template <class Combo>
+using cases = gather_scatter_cases::cases<Combo, device_memory>;
 
 template <class C>
 class cuda_gather_scatter : public gpu_test {};
@@ -76,23 +69,8 @@ TYPED_TEST_SUITE(cuda_gather_scatter, all_combos, combo_names);
 // ---- gather -------------------------------------------------------------------------------------
 
 TYPED_TEST(cuda_gather_scatter, gather_matches_model) {
-    using T = typename TypeParam::value_type;
-    using P = typename TypeParam::policy;
     std::mt19937 g(11);
-    for (std::size_t n : sizes) {
-        for (std::size_t m : sizes) {
-            if (n == 0 && m != 0) continue;
-            const auto values = random_values<T>(g, n);
-            const auto src = device_from<T, P>(values);
-            const auto idx = random_indices<std::uint32_t>(g, m, n);
-            const auto d_idx = to_device(idx);
-            auto dst = device_from<T, P>(random_values<T>(g, m)); // poison: random old values
-            layout::cuda::gather(src, d_idx, dst);
-            std::vector<T> want(m);
-            for (std::size_t i = 0; i < m; ++i) want[i] = values[idx[i]];
-            EXPECT_TRUE(same_values(elements(dst), want)) << "n " << n << ", m " << m;
-        }
-    }
+    cases<TypeParam>::gather(g, sizes);
 }
 
 TYPED_TEST(cuda_gather_scatter, gather_across_layouts_index_types_and_forms) {
@@ -101,7 +79,7 @@ TYPED_TEST(cuda_gather_scatter, gather_across_layouts_index_types_and_forms) {
     std::mt19937 g(12);
     const std::size_t n = 1000, m = 333;
     const auto values = random_values<T>(g, n);
-    const auto src = device_from<T, P>(values);
+    const auto src = in_memory<T, P, device_memory>(values, {});
     const auto idx = random_indices<std::int64_t>(g, m, n);
     std::vector<T> want(m);
     for (std::size_t i = 0; i < m; ++i) want[i] = values[static_cast<std::size_t>(idx[i])];
@@ -132,30 +110,8 @@ TYPED_TEST(cuda_gather_scatter, gather_across_layouts_index_types_and_forms) {
 // ---- scatter ------------------------------------------------------------------------------------
 
 TYPED_TEST(cuda_gather_scatter, scatter_matches_model) {
-    using T = typename TypeParam::value_type;
-    using P = typename TypeParam::policy;
     std::mt19937 g(13);
-    for (std::size_t n : sizes) {
-        const auto values = random_values<T>(g, n);
-        const auto src = device_from<T, P>(values);
-        const auto perm = random_permutation<std::uint64_t>(g, n);
-        auto dst = device_from<T, P>(random_values<T>(g, n));
-        layout::cuda::scatter(src, to_device(perm), dst);
-        std::vector<T> want(n);
-        for (std::size_t i = 0; i < n; ++i) want[perm[i]] = values[i];
-        EXPECT_TRUE(same_values(elements(dst), want)) << "n " << n;
-
-        // Into a larger destination: elements no index names keep their values.
-        const auto before = random_values<T>(g, n + 7);
-        auto big = device_from<T, P>(before);
-        const auto some = random_permutation<std::uint32_t>(g, n + 7);
-        const std::vector<std::uint32_t> idx(some.begin(),
-                                             some.begin() + static_cast<std::ptrdiff_t>(n));
-        layout::cuda::scatter(src.view(), to_device(idx), big.view());
-        std::vector<T> want_big = before;
-        for (std::size_t i = 0; i < n; ++i) want_big[idx[i]] = values[i];
-        EXPECT_TRUE(same_values(elements(big), want_big)) << "n " << n;
-    }
+    cases<TypeParam>::scatter(g, sizes);
 }
 
 /// With repeated indices, exactly what the device contract promises: each leaf of dst[j] is that
@@ -171,8 +127,8 @@ TYPED_TEST(cuda_gather_scatter, scatter_with_repeated_indices_writes_one_collidi
         const auto values = random_values<T>(g, n);
         const auto idx = random_indices<int>(g, n, m);
         const auto before = random_values<T>(g, m + 5);
-        auto dst = device_from<T, P>(before);
-        layout::cuda::scatter(device_from<T, P>(values), to_device(idx), dst);
+        auto dst = in_memory<T, P, device_memory>(before, {});
+        layout::cuda::scatter(in_memory<T, P, device_memory>(values, {}), to_device(idx), dst);
         const auto got = elements(dst);
 
         std::vector<std::vector<std::size_t>> writers(m + 5);
@@ -201,28 +157,8 @@ TYPED_TEST(cuda_gather_scatter, scatter_with_repeated_indices_writes_one_collidi
 // ---- permute ------------------------------------------------------------------------------------
 
 TYPED_TEST(cuda_gather_scatter, permute_and_permute_in_place) {
-    using T = typename TypeParam::value_type;
-    using P = typename TypeParam::policy;
     std::mt19937 g(15);
-    for (std::size_t n : sizes) {
-        const auto values = random_values<T>(g, n);
-        const auto perm = random_permutation<std::uint32_t>(g, n);
-        const auto d_perm = to_device(perm);
-        std::vector<T> want(n);
-        for (std::size_t i = 0; i < n; ++i) want[i] = values[perm[i]];
-
-        auto dst = device_vector<T, P>(n);
-        layout::cuda::permute(device_from<T, P>(values), d_perm, dst);
-        EXPECT_TRUE(same_values(elements(dst), want)) << "permute, n " << n;
-
-        auto in_place = device_from<T, P>(values);
-        layout::cuda::permute_in_place(in_place, d_perm);
-        EXPECT_TRUE(same_values(elements(in_place), want)) << "permute_in_place, n " << n;
-
-        auto through_view = device_from<T, P>(values);
-        layout::cuda::permute_in_place(through_view.view(), d_perm.view().storage().data, n);
-        EXPECT_TRUE(same_values(elements(through_view), want)) << "permute_in_place(view), n " << n;
-    }
+    cases<TypeParam>::permute(g, sizes);
 }
 
 // ---- sort_by_key and bin_by_key -------------------------------------------------------------------
@@ -248,7 +184,7 @@ TYPED_TEST(cuda_gather_scatter, sort_by_key_matches_std_stable_sort) {
         }
 
         auto d_keys = to_device(keys);
-        auto c = device_from<T, P>(values);
+        auto c = in_memory<T, P, device_memory>(values, {});
         const auto perm = layout::cuda::sort_by_key(d_keys, c);
         check_cuda(cudaDeviceSynchronize(), "cudaDeviceSynchronize");
         const auto got_perm = to_host(perm);
@@ -260,7 +196,7 @@ TYPED_TEST(cuda_gather_scatter, sort_by_key_matches_std_stable_sort) {
 
         // Float keys (distinct from -0.0), a 64-bit permutation, through a view.
         auto d_fkeys = to_device(std::vector<float>(keys.begin(), keys.end()));
-        auto d = device_from<T, P>(values);
+        auto d = in_memory<T, P, device_memory>(values, {});
         const auto perm64 = layout::cuda::sort_by_key<std::uint64_t>(d_fkeys, d.view());
         const auto got64 = to_host(perm64);
         EXPECT_TRUE(std::equal(got64.begin(), got64.end(), want_perm.begin(), want_perm.end()));
@@ -281,7 +217,7 @@ TYPED_TEST(cuda_gather_scatter, bin_by_key_matches_the_host_binning) {
             const auto want = layout::bin_by_key<std::uint32_t>(host_keys, num_bins);
 
             auto d_keys = to_device(keys);
-            auto c = device_from<T, P>(values);
+            auto c = in_memory<T, P, device_memory>(values, {});
             const auto bins = layout::cuda::bin_by_key(d_keys, num_bins, c);
             EXPECT_EQ(to_host(bins.permutation), want.permutation) << n << " " << num_bins;
             EXPECT_EQ(to_host(bins.offsets), want.offsets) << n << " " << num_bins;
@@ -370,13 +306,13 @@ TEST_F(cuda_key_column, sort_by_key_by_a_soa_column) {
     for (std::size_t n :
          {std::size_t{0}, std::size_t{1}, std::size_t{33}, std::size_t{1000}, std::size_t{70000}}) {
         const auto values = random_cells(g, n, 9);
-        auto x = device_from<Cell, layout::policy::soa>(values);
+        auto x = in_memory<Cell, layout::policy::soa, device_memory>(values, {});
         const auto by_energy = stable_order(values, [](const Cell& c) { return c.energy; });
         const auto perm = layout::cuda::sort_by_key(device_column<&Cell::energy>(x), x);
         EXPECT_EQ(to_host(perm), by_energy) << "n " << n;
         EXPECT_TRUE(same_cells(cells_of(x), reordered(values, by_energy))) << "n " << n;
 
-        auto y = device_from<Cell, layout::policy::soa>(values);
+        auto y = in_memory<Cell, layout::policy::soa, device_memory>(values, {});
         const auto by_cell = stable_order(values, [](const Cell& c) { return c.cell; });
         const auto perm_y = layout::cuda::sort_by_key(device_column<&Cell::cell>(y), y.view());
         EXPECT_EQ(to_host(perm_y), by_cell) << "n " << n;
@@ -390,7 +326,7 @@ TEST_F(cuda_key_column, bin_by_key_by_a_soa_column) {
          {std::size_t{0}, std::size_t{1}, std::size_t{33}, std::size_t{1000}, std::size_t{70000}}) {
         const int cells = 9;
         const auto values = random_cells(g, n, cells);
-        auto x = device_from<Cell, layout::policy::soa>(values);
+        auto x = in_memory<Cell, layout::policy::soa, device_memory>(values, {});
         const auto want = stable_order(values, [](const Cell& c) { return c.cell; });
         std::vector<std::uint32_t> offsets(cells + 1, 0);
         for (const Cell& c : values) ++offsets[static_cast<std::size_t>(c.cell) + 1];
@@ -406,7 +342,7 @@ TEST_F(cuda_key_column, bin_by_key_by_a_soa_column) {
 TEST_F(cuda_key_column, one_aosoa_block) {
     std::mt19937 g(33);
     const auto values = random_cells(g, 30, 5);
-    auto x = device_from<Cell, layout::policy::aosoa<32>>(values);
+    auto x = in_memory<Cell, layout::policy::aosoa<32>, device_memory>(values, {});
     using map = layout::mapping<Cell, layout::policy::aosoa<32>>;
     const std::span<int> keys(
         reinterpret_cast<int*>(x.view().storage().data + map::lane_offsets[1]), x.size());
@@ -421,12 +357,12 @@ TEST_F(cuda_key_column, keys_overlapping_x_otherwise_are_rejected) {
     std::mt19937 g(34);
     const std::size_t n = 100;
     const auto values = random_cells(g, n, 4);
-    auto x = device_from<Cell, layout::policy::soa>(values);
+    auto x = in_memory<Cell, layout::policy::soa, device_memory>(values, {});
     const auto column = device_column<&Cell::cell>(x);
     const std::span<int> shifted(column.data() + 1, n);
     EXPECT_THROW(layout::cuda::sort_by_key(shifted, x), std::invalid_argument);
     EXPECT_THROW(layout::cuda::bin_by_key(shifted, 4, x), std::invalid_argument);
-    auto a = device_from<Cell, layout::policy::aos>(values);
+    auto a = in_memory<Cell, layout::policy::aos, device_memory>(values, {});
     const std::span<int> strided(&a.view().storage().data->cell,
                                  n); // an AoS column: not contiguous
     EXPECT_THROW(layout::cuda::sort_by_key(strided, a), std::invalid_argument);
@@ -515,8 +451,9 @@ class cuda_gather_scatter_errors : public gpu_test {};
 TEST_F(cuda_gather_scatter_errors, size_mismatch_throws_length_error) {
     std::mt19937 g(18);
     const auto values = random_values<Particle>(g, 40);
-    const auto src = device_from<Particle, layout::policy::soa>(values);
-    auto dst = device_from<Particle, layout::policy::aos>(random_values<Particle>(g, 39));
+    const auto src = in_memory<Particle, layout::policy::soa, device_memory>(values, {});
+    auto dst =
+        in_memory<Particle, layout::policy::aos, device_memory>(random_values<Particle>(g, 39), {});
     const auto idx40 = to_device(random_permutation<std::uint32_t>(g, 40));
     using E = std::length_error;
     expect_throw_containing<E>([&] { layout::cuda::gather(src, idx40, dst); },

@@ -1,16 +1,18 @@
 // layout::remove_if and layout::stable_partition (<layout/algorithms.hpp>) on every (element
 // type, layout) pair, containers and views, against std::erase_if and std::stable_partition on a
-// std::vector<T> model of random elements, with none, some and all of them chosen.
+// std::vector<T> model of random elements, with none, some and all of them chosen: the cases
+// every memory space shares (common/compact_cases.hpp, which the device test runs too), and the
+// host's own (a predicate that takes T, is called in order, or throws).
 
 #include <layout/algorithms.hpp>
 
+#include "common/compact_cases.hpp"
 #include "test_types.hpp"
 
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <cstddef>
-#include <limits>
 #include <random>
 #include <vector>
 
@@ -20,38 +22,16 @@ using namespace layout_test;
 
 constexpr std::size_t sizes[] = {0, 1, 31, 33, 1000};
 
-/// Chooses the elements whose first leaf is below a threshold: none, about half, or all.
-constexpr double thresholds[] = {-std::numeric_limits<double>::infinity(), 0.0,
-                                 std::numeric_limits<double>::infinity()};
-
-/// Through the proxy: reads the first leaf only (the proxy converts to T for key()).
-template <class T>
-struct below {
-    double threshold;
-    template <class Ref>
-    bool operator()(const Ref& e) const {
-        return double(key(T(e))) < threshold;
-    }
-};
+template <class Combo>
+using cases = compact_cases::cases<Combo, layout::host_memory>;
 
 template <class C>
 class compact : public ::testing::Test {};
 TYPED_TEST_SUITE(compact, all_combos, combo_names);
 
 TYPED_TEST(compact, remove_if_container_matches_erase_if) {
-    using T = typename TypeParam::value_type;
-    using C = typename TypeParam::container;
     std::mt19937 g(1);
-    for (std::size_t n : sizes) {
-        for (double t : thresholds) {
-            auto model = random_values<T>(g, n);
-            C c(model.begin(), model.end());
-            const std::size_t kept = layout::remove_if(c, below<T>{t});
-            std::erase_if(model, [&](const T& e) { return double(key(e)) < t; });
-            EXPECT_EQ(kept, model.size());
-            EXPECT_TRUE(container_matches(c, model)) << "n " << n << ", threshold " << t;
-        }
-    }
+    cases<TypeParam>::remove_if_container(g, sizes, {});
 }
 
 TYPED_TEST(compact, remove_if_view_keeps_its_size_and_returns_the_new_one) {
@@ -74,29 +54,8 @@ TYPED_TEST(compact, remove_if_view_keeps_its_size_and_returns_the_new_one) {
 }
 
 TYPED_TEST(compact, stable_partition_matches_std) {
-    using T = typename TypeParam::value_type;
-    using C = typename TypeParam::container;
     std::mt19937 g(3);
-    for (std::size_t n : sizes) {
-        for (double t : thresholds) {
-            auto model = random_values<T>(g, n);
-            C c(model.begin(), model.end());
-            const std::size_t k = layout::stable_partition(c, below<T>{t});
-            const auto point = std::stable_partition(
-                model.begin(), model.end(), [&](const T& e) { return double(key(e)) < t; });
-            EXPECT_EQ(k, static_cast<std::size_t>(point - model.begin()));
-            EXPECT_TRUE(container_matches(c, model)) << "n " << n << ", threshold " << t;
-            // The same through a view.
-            auto again = random_values<T>(g, n);
-            C d(again.begin(), again.end());
-            EXPECT_EQ(layout::stable_partition(d.view(), below<T>{t}),
-                      static_cast<std::size_t>(
-                          std::stable_partition(again.begin(), again.end(),
-                                                [&](const T& e) { return double(key(e)) < t; }) -
-                          again.begin()));
-            EXPECT_TRUE(container_matches(d, again)) << "view, n " << n << ", threshold " << t;
-        }
-    }
+    cases<TypeParam>::stable_partition(g, sizes);
 }
 
 TYPED_TEST(compact, predicate_is_called_once_per_element_in_order) {

@@ -377,6 +377,19 @@ auto to_std(const Container& c) {
     return out;
 }
 
+/// values in a container of memory space Memory (a host container in the same layout, copied on
+/// stream), and a container's elements back on the host (through a host copy in the same layout:
+/// bulk copies both ways, so the container's own bytes are what is compared). For test bodies
+/// that run on containers of any memory space (tests/common/*_cases.hpp).
+template <class T, class P, class Memory>
+layout::vector<T, P, Memory> in_memory(const std::vector<T>& values, layout::stream_ref stream) {
+    return layout::vector<T, P, Memory>(layout::vector<T, P>(values.begin(), values.end()), stream);
+}
+template <class T, class P, class Memory>
+std::vector<T> elements(const layout::vector<T, P, Memory>& c) {
+    return to_std(layout::vector<T, P>(c));
+}
+
 /// The same view moved by `by` elements (whole blocks under AoSoA), n elements long: pointer
 /// arithmetic on the storage, as a user's hand-made view would do (overlapping-copy tests).
 template <class T, class L>
