@@ -28,6 +28,7 @@
 #include "../cuda/error.hpp"
 #include "../cuda/vector.hpp"
 #include "../extension.hpp"
+#include "cuda_aware.hpp"
 #include "detail/exchange.hpp"
 #include "detail/pattern.hpp"
 #include "halo.hpp"
@@ -35,9 +36,6 @@
 
 #include <cuda_runtime.h>
 #include <mpi.h>
-#if defined(OPEN_MPI) && OPEN_MPI
-#  include <mpi-ext.h>
-#endif
 
 #include <cstddef>
 #include <memory>
@@ -55,15 +53,6 @@ enum class device_path {
     staged,     ///< through pinned host buffers
     nccl ///< grouped ncclSend/ncclRecv on the plan's stream (use_nccl, <layout/mpi/nccl.hpp>)
 };
-
-/// Whether the MPI library takes device pointers, as it says at run time.
-inline bool cuda_aware_mpi() {
-#if defined(OMPI_HAVE_MPI_EXT_CUDA) && OMPI_HAVE_MPI_EXT_CUDA
-    return MPIX_Query_cuda_support() == 1;
-#else
-    return false;
-#endif
-}
 
 namespace detail {
 

@@ -23,8 +23,8 @@
 
 #include "../cuda/error.hpp"
 #include "../cuda/memory.hpp"
-#include "cuda.hpp"
-#include "detail/pattern.hpp"
+#include "cuda_aware.hpp"
+#include "detail/byte_buffer.hpp"
 #include "error.hpp"
 
 #include <cuda_runtime.h>

@@ -31,7 +31,7 @@
 #include "../error.hpp"
 #include "../fields.hpp"
 #include "agreement.hpp"
-#include "pattern.hpp"
+#include "byte_buffer.hpp"
 
 #include <cub/device/device_radix_sort.cuh>
 #include <cuda_runtime.h>

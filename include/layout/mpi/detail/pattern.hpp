@@ -20,6 +20,7 @@
 #include "../error.hpp"
 #include "../fields.hpp"
 #include "agreement.hpp"
+#include "byte_buffer.hpp"
 
 #include <mpi.h>
 
@@ -44,50 +45,6 @@ struct segment {
     int rank;
     std::size_t offset;
     std::size_t count;
-};
-
-/// A byte buffer that only ever grows, by at least a quarter so that slowly growing exchanges
-/// reallocate rarely, and counts its allocations (tests check that a reused plan allocates
-/// nothing). Memory is a layout memory space (host, pinned or device).
-template <class Memory>
-class byte_buffer {
-public:
-    byte_buffer() = default;
-    byte_buffer(const byte_buffer&) = delete;
-    byte_buffer& operator=(const byte_buffer&) = delete;
-    byte_buffer(byte_buffer&& other) noexcept { swap(other); }
-    byte_buffer& operator=(byte_buffer&& other) noexcept {
-        byte_buffer(std::move(other)).swap(*this);
-        return *this;
-    }
-    ~byte_buffer() { Memory::default_resource().deallocate(data_, capacity_, block_alignment); }
-
-    /// At least bytes of storage; the contents are not kept.
-    std::byte* reserve(std::size_t bytes) {
-        if (bytes > capacity_) {
-            const std::size_t grown = std::max(bytes, capacity_ + capacity_ / 4);
-            const resource_ref resource = Memory::default_resource();
-            void* fresh = resource.allocate(grown, block_alignment);
-            resource.deallocate(data_, capacity_, block_alignment);
-            data_ = static_cast<std::byte*>(fresh);
-            capacity_ = grown;
-            ++allocations_;
-        }
-        return data_;
-    }
-    std::byte* data() const noexcept { return data_; }
-    std::size_t capacity() const noexcept { return capacity_; }
-    std::size_t allocations() const noexcept { return allocations_; }
-    void swap(byte_buffer& other) noexcept {
-        std::swap(data_, other.data_);
-        std::swap(capacity_, other.capacity_);
-        std::swap(allocations_, other.allocations_);
-    }
-
-private:
-    std::byte* data_ = nullptr;
-    std::size_t capacity_ = 0;
-    std::size_t allocations_ = 0;
 };
 
 /// Direction of an exchange: forward sends the plan's segments (migration, halo gather);
