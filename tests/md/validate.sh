@@ -50,7 +50,7 @@ committed)
     ;;
 conserved) ;;
 *)
-    echo "validate.sh: mode is lammps or committed, not '$mode'" >&2
+    echo "validate.sh: mode is lammps, committed or conserved, not '$mode'" >&2
     exit 2
     ;;
 esac
