@@ -181,6 +181,98 @@ TEST_F(mpi_device, a_subset_of_fields_travels_from_and_to_the_device) {
     }
 }
 
+/// Keeps the GPU busy about `cycles` clock cycles (one thread): work queued behind it on the
+/// same stream starts late, work on an unordered stream does not wait.
+__global__ void spin(long long cycles) {
+    const long long start = clock64();
+    while (clock64() - start < cycles) {
+    }
+}
+
+/// Every element's mass and tag rewritten from its index (the values an exchange must carry).
+struct rewrite {
+    std::uint64_t salt;
+    template <class View>
+    __device__ void operator()(const View& v, std::size_t i) const {
+        auto p = v[i].load();
+        p.mass = static_cast<double>(i) + static_cast<double>(salt);
+        p.tag = salt * 1000003u + i;
+        v[i] = p;
+    }
+};
+
+/// The same rewrite on the host model.
+template <class C>
+void rewrite_host(C& c, std::uint64_t salt) {
+    for (std::size_t i = 0; i < c.size(); ++i) {
+        Particle p = c[i];
+        p.mass = static_cast<double>(i) + static_cast<double>(salt);
+        p.tag = salt * 1000003u + i;
+        c[i] = p;
+    }
+}
+
+// A container on a non-blocking stream, rewritten by a kernel queued there behind a long one,
+// then exchanged without any host wait: the plan (given no stream) must pack on the container's
+// stream. Packed on the legacy default stream (unordered with non-blocking streams), the
+// exchange would carry the values from before the rewrite.
+TEST_F(mpi_device, exchanges_of_a_container_run_on_its_stream) {
+    const int rank = mpi_test::world_rank(), size = mpi_test::world_size();
+    cudaStream_t stream{};
+    ASSERT_EQ(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), cudaSuccess);
+    const long long cycles = 200'000'000; // about 0.1 s at 2 GHz
+    const std::size_t n = 3000;
+    for (const auto path : paths()) {
+        SCOPED_TRACE(name(path));
+        auto model = elements(51, rank, n);
+        const auto d = destinations(rank, size, n, 52);
+        device<lp::soa> c{layout::stream_ref(stream)};
+        c = model;
+        ASSERT_EQ(cudaStreamSynchronize(stream), cudaSuccess);
+
+        layout::mpi::migration_plan host_plan(MPI_COMM_WORLD, d);
+        layout::mpi::migration_plan plan(MPI_COMM_WORLD, d);
+        mpi_device::take(plan, path);
+        spin<<<1, 1, 0, stream>>>(cycles);
+        layout::cuda::for_each_index(c.view(), rewrite{7}, layout::stream_ref(stream));
+        plan.migrate(c);
+        rewrite_host(model, 7);
+        host_plan.migrate(model);
+        ASSERT_EQ(cudaStreamSynchronize(stream), cudaSuccess);
+        {
+            const host<lp::aos> got = c;
+            mpi_test::expect_elements(got, std::vector<Particle>(model.begin(), model.end()),
+                                      "migration behind the container's stream");
+        }
+
+        std::vector<std::size_t> index;
+        std::vector<int> ranks;
+        for (std::size_t k = 0; k < 700; ++k) {
+            const auto h = mpi_test::hash(53, static_cast<std::uint64_t>(rank), k);
+            index.push_back(h % c.size());
+            ranks.push_back(static_cast<int>((h >> 20) % static_cast<std::uint64_t>(size)));
+        }
+        // Every rank owns c.size() after the migration; ranks ask indices below their own
+        // size, so the plan is built from each owner's count (the hash stays in range).
+        std::size_t smallest = c.size();
+        MPI_Allreduce(MPI_IN_PLACE, &smallest, 1, MPI_UNSIGNED_LONG, MPI_MIN, MPI_COMM_WORLD);
+        for (auto& i : index) i %= smallest;
+        layout::mpi::halo_plan host_halo(MPI_COMM_WORLD, c.size(), index, ranks);
+        layout::mpi::halo_plan halo(MPI_COMM_WORLD, c.size(), index, ranks);
+        mpi_device::take(halo, path);
+        spin<<<1, 1, 0, stream>>>(cycles);
+        layout::cuda::for_each_index(c.view(), rewrite{11}, layout::stream_ref(stream));
+        halo.gather(c);
+        rewrite_host(model, 11);
+        host_halo.gather(model);
+        ASSERT_EQ(cudaStreamSynchronize(stream), cudaSuccess);
+        const host<lp::aos> got = c;
+        mpi_test::expect_elements(got, std::vector<Particle>(model.begin(), model.end()),
+                                  "halo gather behind the container's stream");
+    }
+    ASSERT_EQ(cudaStreamDestroy(stream), cudaSuccess);
+}
+
 TEST_F(mpi_device, halo_gather_and_scatter_add_of_device_containers_match_the_host) {
     const int rank = mpi_test::world_rank(), size = mpi_test::world_size();
     const std::size_t owned = 4000;

@@ -11,7 +11,7 @@
 /// (layout::extension::copy_leaves over the travelling leaves). Device buffers go to MPI directly
 /// when the library says it is CUDA-aware (Open MPI's MPIX_Query_cuda_support()), else they are
 /// staged through pinned host buffers. The kernels and copies run on the plan's stream (the
-/// legacy default stream unless set_stream says otherwise): start waits for the packing before it
+/// container's stream, unless set_stream chose one): start waits for the packing before it
 /// sends; finish queues the unpacking and returns, so work queued after it on that stream sees
 /// the elements. scatter_add sums each owner's contributions in one thread, in ghost order:
 /// no atomics, the same bits every run. Packing (buffers, kernels, staging) comes before the
@@ -72,6 +72,7 @@ struct device_state : extension {
     std::int64_t order_version = -1, owners_version = -1;
     std::size_t owner_count = 0;
     cudaStream_t stream = 0;
+    bool stream_chosen = false; // by set_stream; else each exchange takes its container's
     device_path path = device_path::automatic;
     std::unique_ptr<message_mover> mover; // set by use_nccl
 
@@ -200,6 +201,14 @@ decltype(auto) with_wire_leaves(F&& f) {
 /// Device containers: pack on the GPU, then MPI on device buffers or through pinned ones.
 template <>
 struct transport<layout::cuda::device_memory> {
+    /// An exchange of a container runs on the container's stream, unless set_stream chose one:
+    /// a plan on the legacy stream is unordered with a container on a non-blocking stream.
+    template <class C>
+    static void adopt_stream(pattern& p, const C& c) {
+        device_state& st = device_state_of(p);
+        if (!st.stream_chosen) st.stream = layout::cuda::native(c.stream());
+    }
+
     /// Packs on the GPU (and into the pinned buffers, when staged); returns the buffers for
     /// pattern::post. Before the agreement: a device error here stops every rank.
     template <class S, class T, class L, class M>
@@ -364,10 +373,14 @@ bool uses_cuda_aware_path(Plan& plan) {
     return detail::device_state_of(plan.pattern()).direct();
 }
 
-/// The stream on which the plan packs and unpacks device containers (default: 0).
+/// The stream on which the plan packs and unpacks device memory. Without it, an exchange of a
+/// container runs on the container's stream, and an exchange of views on the stream of the
+/// plan's last container exchange (the legacy default stream before any).
 template <class Plan>
 void set_stream(Plan& plan, cudaStream_t stream) {
-    detail::device_state_of(plan.pattern()).stream = stream;
+    auto& st = detail::device_state_of(plan.pattern());
+    st.stream = stream;
+    st.stream_chosen = true;
 }
 
 } // namespace layout::mpi

@@ -125,7 +125,8 @@ public:
     }
 
     /// start then finish; src and dst may be the same container. A dst container grows before
-    /// the agreement, so that every rank goes on or every rank throws.
+    /// the agreement, so that every rank goes on or every rank throws. Device containers: the
+    /// exchange runs on src's stream (or set_stream's); a dst on another stream must wait for it.
     template <class S = all_fields, class Src, class Dst>
     void migrate(const Src& src, Dst&& dst) {
         detail::local_outcome local;
@@ -178,6 +179,7 @@ private:
         const auto v = layout::extension::as_view(src);
         using T = typename decltype(v)::value_type;
         local.run([&] { local.problem = size_problem(v.size()); });
+        detail::adopt_stream<detail::memory_of_t<Src>>(pattern_, src);
         detail::start_exchange<S, detail::memory_of_t<Src>>(
             pattern_, detail::operation::migrate, detail::direction::forward,
             layout::view<const T, typename decltype(v)::layout_type,
