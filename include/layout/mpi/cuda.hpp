@@ -8,9 +8,11 @@
 ///
 /// Messages are packed and unpacked on the GPU, one kernel per peer and direction, with the
 /// library's gather kernel (all fields travelling, owners to messages) or per-leaf copies
-/// (layout::extension::copy_leaves over the travelling leaves). Device buffers go to MPI directly
-/// when the library says it is CUDA-aware (Open MPI's MPIX_Query_cuda_support()), else they are
-/// staged through pinned host buffers. The kernels and copies run on the plan's stream (the
+/// (layout::extension::copy_leaves over the travelling leaves). The messages move through the
+/// device-planned plans' transport types (device_transport.hpp): cuda_aware_transport where the
+/// MPI library says it is CUDA-aware (Open MPI's MPIX_Query_cuda_support()), else
+/// staged_transport (pinned host buffers), or nccl_transport after use_nccl (nccl.hpp); start
+/// prepares and posts them, finish waits. The kernels and copies run on the plan's stream (the
 /// container's stream, unless set_stream chose one): start waits for the packing before it
 /// sends; finish queues the unpacking and returns, so work queued after it on that stream sees
 /// the elements. scatter_add sums each owner's contributions in one thread, in ghost order:
@@ -31,6 +33,7 @@
 #include "cuda_aware.hpp"
 #include "detail/exchange.hpp"
 #include "detail/pattern.hpp"
+#include "device_transport.hpp"
 #include "halo.hpp"
 #include "migrate.hpp"
 
@@ -56,48 +59,55 @@ enum class device_path {
 
 namespace detail {
 
-/// Moves a device exchange's messages on the plan's stream instead of MPI (nccl.hpp).
-struct message_mover {
-    virtual ~message_mover() = default;
-    virtual void post(const pattern& p, direction d, std::size_t bytes_per_element,
-                      const std::byte* send, std::byte* recv, cudaStream_t stream) = 0;
-};
-
 /// What a plan keeps for device containers: buffers that only grow, the plan's order on the
-/// device, and for scatter_add each owner's contributions in order (a CSR built on the host).
-struct device_state : extension {
+/// device, for scatter_add each owner's contributions in order (a CSR built on the host), and
+/// the transports that move the messages: the same types as a device_migration_plan's
+/// (device_transport.hpp, nccl.hpp). A plan's type does not name its transport (set_device_path
+/// and use_nccl choose it at run time), so each one is made when its path is first taken (staged
+/// and cuda-aware over the plan's own communicator: no collective call) and kept, buffers and
+/// all, should the plan switch back. Owned by the pattern (attachment.hpp), which asks it only
+/// for its allocations and to wait for its messages.
+struct device_state {
     byte_buffer<layout::cuda::device_memory> send, recv, order, owner_offsets, owner_items,
         segments;
-    byte_buffer<layout::cuda::pinned_memory> staged_send, staged_recv;
     std::int64_t order_version = -1, owners_version = -1;
     std::size_t owner_count = 0;
     cudaStream_t stream = 0;
     bool stream_chosen = false; // by set_stream; else each exchange takes its container's
     device_path path = device_path::automatic;
-    std::unique_ptr<message_mover> mover; // set by use_nccl
+    any_transport staged, cuda_aware, nccl; // nccl: set by use_nccl
+    any_transport* in_flight = nullptr;     // the transport of the exchange started, if any
+    std::vector<message_range> out, in;     // that exchange's messages
 
-    std::size_t allocations() const noexcept override {
+    std::size_t allocations() const noexcept {
         return send.allocations() + recv.allocations() + order.allocations() +
                owner_offsets.allocations() + owner_items.allocations() + segments.allocations() +
-               staged_send.allocations() + staged_recv.allocations();
+               staged.allocations() + cuda_aware.allocations() + nccl.allocations();
     }
-    bool moved_by_mover() const { return path == device_path::nccl && mover; }
+    /// Whether the messages leave from device memory (the transport reads the packed buffer).
     bool direct() const {
-        return path == device_path::cuda_aware || moved_by_mover() ||
+        return path == device_path::cuda_aware || (path == device_path::nccl && nccl) ||
                (path == device_path::automatic && cuda_aware_mpi());
     }
-    bool post(const pattern& p, direction d, std::size_t bytes_per_element, const std::byte* send,
-              std::byte* recv) override {
-        if (!moved_by_mover()) return false;
-        mover->post(p, d, bytes_per_element, send, recv, stream);
-        return true;
+    /// The transport of the next exchange, made on first use over the plan's communicator.
+    any_transport& transport(MPI_Comm plan_comm) {
+        if (path == device_path::nccl && nccl) return nccl;
+        if (path == device_path::cuda_aware ||
+            (path == device_path::automatic && cuda_aware_mpi())) {
+            if (!cuda_aware) cuda_aware.emplace(cuda_aware_transport(borrowed_comm, plan_comm));
+            return cuda_aware;
+        }
+        if (!staged) staged.emplace(staged_transport(borrowed_comm, plan_comm));
+        return staged;
+    }
+    /// Waits for the messages of the exchange in flight (staged: and queues their copy to the
+    /// device).
+    void wait() {
+        if (any_transport* t = std::exchange(in_flight, nullptr)) t->wait(stream);
     }
 };
 
-inline device_state& device_state_of(pattern& p) {
-    if (!p.extension_) p.extension_ = std::make_unique<device_state>();
-    return static_cast<device_state&>(*p.extension_);
-}
+inline device_state& device_state_of(pattern& p) { return p.attached().get<device_state>(); }
 
 template <class E>
 E* upload(byte_buffer<layout::cuda::device_memory>& buffer, const std::vector<E>& values,
@@ -254,20 +264,28 @@ struct transport<layout::cuda::device_memory> {
                 layout::cuda::check_launch(function);
             }
         }
-        if (st.moved_by_mover()) return {send, recv}; // sends queued behind the packing
-        if (st.direct()) {
-            // MPI reads the buffer as soon as the send is posted: the packing must be done.
-            layout::cuda::check(cudaStreamSynchronize(st.stream), "cudaStreamSynchronize");
-            return {send, recv};
-        }
-        std::byte* staged_send = st.staged_send.reserve(send_bytes);
-        std::byte* staged_recv = st.staged_recv.reserve(recv_bytes);
-        if (send_bytes)
-            layout::cuda::check(
-                cudaMemcpyAsync(staged_send, send, send_bytes, cudaMemcpyDeviceToHost, st.stream),
-                "cudaMemcpyAsync (staging)");
-        layout::cuda::check(cudaStreamSynchronize(st.stream), "cudaStreamSynchronize");
-        return {staged_send, staged_recv};
+        // The messages as the transport sees them, and what it needs before they leave
+        // (staged: the copy to pinned memory), all before the agreement.
+        st.out.clear();
+        st.in.clear();
+        p.for_each_message(
+            d, W::bytes_per_element, send, recv,
+            [&](int rank, std::byte* where, std::size_t bytes) {
+                st.in.push_back({rank, static_cast<std::size_t>(where - recv), bytes});
+            },
+            [&](int rank, const std::byte* where, std::size_t bytes) {
+                st.out.push_back({rank, static_cast<std::size_t>(where - send), bytes});
+            });
+        st.transport(p.messages_comm()).prepare(send, send_bytes, recv_bytes, st.stream);
+        return {send, recv};
+    }
+
+    /// After the agreement: the messages leave through the plan's transport.
+    static void post(pattern& p, direction, std::size_t, const std::byte* send, std::byte* recv) {
+        device_state& st = device_state_of(p);
+        any_transport& t = st.transport(p.messages_comm());
+        st.in_flight = &t;
+        t.post(send, st.out, recv, st.in, st.stream);
     }
 
     template <class S, class T, class L, class M>
@@ -275,16 +293,8 @@ struct transport<layout::cuda::device_memory> {
         using W = wire_format<T, S>;
         constexpr const char* function = "layout::mpi (device unpack)";
         device_state& st = device_state_of(p);
-        p.wait();
+        p.wait(); // the transport's wait: the messages are in st.recv, or queued to be
         const auto& in = p.in_segments(d);
-        std::size_t recv_bytes = 0;
-        for (std::size_t k = 0; k < in.size(); ++k)
-            if (in[k].rank != p.rank())
-                recv_bytes += message_bytes(W::bytes_per_element, in[k].count);
-        if (!st.direct() && recv_bytes)
-            layout::cuda::check(cudaMemcpyAsync(st.recv.data(), st.staged_recv.data(), recv_bytes,
-                                                cudaMemcpyHostToDevice, st.stream),
-                                "cudaMemcpyAsync (staging)");
         if (d == direction::forward) {
             for (std::size_t k = 0; k < in.size(); ++k) {
                 const segment seg = in[k];
@@ -361,7 +371,7 @@ void set_device_path(Plan& plan, device_path path) {
     if (path == device_path::cuda_aware && !cuda_aware_mpi())
         throw std::invalid_argument("layout::mpi::set_device_path: this MPI library is not "
                                     "CUDA-aware (MPIX_Query_cuda_support() is 0)");
-    if (path == device_path::nccl && !detail::device_state_of(plan.pattern()).mover)
+    if (path == device_path::nccl && !detail::device_state_of(plan.pattern()).nccl)
         throw std::invalid_argument("layout::mpi::set_device_path: device_path::nccl needs a "
                                     "communicator: layout::mpi::use_nccl(plan, nccl)");
     detail::device_state_of(plan.pattern()).path = path;

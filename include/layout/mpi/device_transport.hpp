@@ -14,7 +14,19 @@
 /// alike. NCCL queues everything on the stream (no host wait); the MPI transports wait for the
 /// packing to finish, because MPI reads the buffer when the send is posted.
 ///
-/// Every transport satisfies layout::mpi::device_transport.
+/// Every transport satisfies layout::mpi::device_transport. The library's three also split an
+/// exchange in phases, for the host-planned plans (migration_plan, halo_plan on device
+/// containers, <layout/mpi/cuda.hpp>), whose start and finish let computation run while the
+/// messages travel:
+///
+///     prepare(send, send_bytes, recv_bytes, stream)  local, before the plans' agreement: what
+///                                                     can fail on one rank alone (buffers,
+///                                                     staging copies, the wait for the packing)
+///     post(send, out, recv, in, stream)               after it: the messages leave
+///     wait(stream)                                    they have arrived (or are queued on the
+///                                                     stream, NCCL), in recv
+///
+/// exchange() is the three in a row.
 #pragma once
 
 #if !defined(__CUDACC__)
@@ -33,8 +45,10 @@
 #include <algorithm>
 #include <concepts>
 #include <cstddef>
+#include <memory>
 #include <span>
 #include <stdexcept>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -57,51 +71,94 @@ concept device_transport = requires(T& t, const std::byte* send, std::byte* recv
 
 namespace detail {
 
+/// Tag of the transports' constructors that take a communicator already duplicated for the
+/// plan (the host-planned plans' own): used as is, and not freed.
+struct borrowed_comm_t {
+    explicit borrowed_comm_t() = default;
+};
+inline constexpr borrowed_comm_t borrowed_comm{};
+
 /// Posts MPI point-to-point messages for every range (split into chunks of at most 1 GiB, which
-/// MPI keeps in order between two ranks) on comm, and waits for all of them.
+/// MPI keeps in order between two ranks) on comm; wait() waits for all of them and checks that
+/// each receive got the bytes its range says.
 class mpi_messages {
 public:
-    explicit mpi_messages(MPI_Comm comm) {
+    explicit mpi_messages(MPI_Comm comm) : owned_(true) {
         check(MPI_Comm_dup(comm, &comm_), "MPI_Comm_dup");
         MPI_Comm_set_errhandler(comm_, MPI_ERRORS_RETURN);
         check(MPI_Comm_rank(comm_, &rank_), "MPI_Comm_rank");
     }
+    /// comm: a duplicate the caller owns, with MPI_ERRORS_RETURN (the host-planned plans').
+    mpi_messages(borrowed_comm_t, MPI_Comm comm) : comm_(comm), owned_(false) {
+        check(MPI_Comm_rank(comm_, &rank_), "MPI_Comm_rank");
+    }
     mpi_messages(mpi_messages&& o) noexcept
-        : comm_(std::exchange(o.comm_, MPI_COMM_NULL)), rank_(o.rank_),
-          requests_(std::move(o.requests_)) {}
+        : comm_(std::exchange(o.comm_, MPI_COMM_NULL)), owned_(o.owned_), rank_(o.rank_),
+          requests_(std::move(o.requests_)), statuses_(std::move(o.statuses_)),
+          expected_(std::move(o.expected_)) {}
     mpi_messages(const mpi_messages&) = delete;
     mpi_messages& operator=(const mpi_messages&) = delete;
     mpi_messages& operator=(mpi_messages&&) = delete;
     ~mpi_messages() {
         int finalized = 1;
         MPI_Finalized(&finalized);
-        if (!finalized && comm_ != MPI_COMM_NULL) MPI_Comm_free(&comm_);
+        if (finalized) return;
+        // Messages still in flight (a plan destroyed between start and finish) end first.
+        if (!requests_.empty())
+            MPI_Waitall(static_cast<int>(requests_.size()), requests_.data(), MPI_STATUSES_IGNORE);
+        if (owned_ && comm_ != MPI_COMM_NULL) MPI_Comm_free(&comm_);
     }
 
     void exchange(const std::byte* send, std::span<const message_range> out, std::byte* recv,
                   std::span<const message_range> in) {
+        post(send, out, recv, in);
+        wait();
+    }
+
+    /// Posts the receives, then the sends.
+    void post(const std::byte* send, std::span<const message_range> out, std::byte* recv,
+              std::span<const message_range> in) {
         requests_.clear();
+        expected_.clear();
         constexpr std::size_t chunk = std::size_t{1} << 30;
         for (const message_range& m : in)
-            for (std::size_t at = 0; at < m.bytes; at += chunk)
-                post(MPI_Irecv(recv + m.offset + at,
-                               static_cast<int>(std::min(chunk, m.bytes - at)), MPI_BYTE, m.rank, 7,
-                               comm_, &requests_.emplace_back()),
-                     "MPI_Irecv");
+            for (std::size_t at = 0; at < m.bytes; at += chunk) {
+                const int part = static_cast<int>(std::min(chunk, m.bytes - at));
+                expected_.push_back(part);
+                posted(MPI_Irecv(recv + m.offset + at, part, MPI_BYTE, m.rank, 7, comm_,
+                                 &requests_.emplace_back()),
+                       "MPI_Irecv");
+            }
         for (const message_range& m : out)
             for (std::size_t at = 0; at < m.bytes; at += chunk)
-                post(MPI_Isend(send + m.offset + at,
-                               static_cast<int>(std::min(chunk, m.bytes - at)), MPI_BYTE, m.rank, 7,
-                               comm_, &requests_.emplace_back()),
-                     "MPI_Isend");
+                posted(MPI_Isend(send + m.offset + at,
+                                 static_cast<int>(std::min(chunk, m.bytes - at)), MPI_BYTE, m.rank,
+                                 7, comm_, &requests_.emplace_back()),
+                       "MPI_Isend");
+    }
+
+    /// Waits for what post() posted (nothing: returns at once).
+    void wait() {
+        if (requests_.empty()) return;
+        statuses_.resize(requests_.size());
         const int code =
-            MPI_Waitall(static_cast<int>(requests_.size()), requests_.data(), MPI_STATUSES_IGNORE);
+            MPI_Waitall(static_cast<int>(requests_.size()), requests_.data(), statuses_.data());
         requests_.clear();
         check(code, "MPI_Waitall (device exchange)", rank_);
+        for (std::size_t k = 0; k < expected_.size(); ++k) {
+            int bytes = 0;
+            MPI_Get_count(&statuses_[k], MPI_BYTE, &bytes);
+            if (bytes != expected_[k])
+                throw error("layout::mpi: rank " + std::to_string(statuses_[k].MPI_SOURCE) +
+                                " sent " + std::to_string(bytes) +
+                                " bytes where this rank's plan expected " +
+                                std::to_string(expected_[k]),
+                            rank_);
+        }
     }
 
 private:
-    void post(int code, const char* call) {
+    void posted(int code, const char* call) {
         if (code == MPI_SUCCESS) return;
         requests_.pop_back();
         // The messages already posted must end before their buffers may change.
@@ -111,9 +168,19 @@ private:
     }
 
     MPI_Comm comm_ = MPI_COMM_NULL;
+    bool owned_ = true;
     int rank_ = 0;
     std::vector<MPI_Request> requests_;
+    std::vector<MPI_Status> statuses_;
+    std::vector<int> expected_; // bytes of each receive, in posting order
 };
+
+/// Where a set of ranges ends: the bytes a buffer needs for them.
+inline std::size_t end_of(std::span<const message_range> m) {
+    std::size_t end = 0;
+    for (const message_range& r : m) end = std::max(end, r.offset + r.bytes);
+    return end;
+}
 
 } // namespace detail
 
@@ -123,57 +190,154 @@ class staged_transport {
 public:
     /// Local (duplicates comm, which is collective over comm).
     explicit staged_transport(MPI_Comm comm) : messages_(comm) {}
+    /// Over a plan's own duplicate communicator (not freed here): local.
+    staged_transport(detail::borrowed_comm_t tag, MPI_Comm comm) : messages_(tag, comm) {}
 
     void exchange(const std::byte* send, std::span<const message_range> out, std::byte* recv,
                   std::span<const message_range> in, cudaStream_t stream) {
-        const std::size_t send_bytes = end_of(out), recv_bytes = end_of(in);
+        prepare(send, detail::end_of(out), detail::end_of(in), stream);
+        post(send, out, recv, in, stream);
+        wait(stream);
+    }
+
+    /// The pinned buffers grow and the packed messages are copied to the host: the stream waits.
+    void prepare(const std::byte* send, std::size_t send_bytes, std::size_t recv_bytes,
+                 cudaStream_t stream) {
         std::byte* host_send = send_.reserve(send_bytes);
-        std::byte* host_recv = recv_.reserve(recv_bytes);
+        recv_.reserve(recv_bytes);
         if (send_bytes)
             layout::cuda::check(
                 cudaMemcpyAsync(host_send, send, send_bytes, cudaMemcpyDeviceToHost, stream),
                 "cudaMemcpyAsync (staging)");
-        // Also orders the previous exchange's host-to-device copy before host_recv is reused.
+        // Also orders the previous exchange's host-to-device copy before the host receive
+        // buffer is reused.
         layout::cuda::check(cudaStreamSynchronize(stream), "cudaStreamSynchronize");
-        messages_.exchange(host_send, out, host_recv, in);
-        if (recv_bytes)
-            layout::cuda::check(
-                cudaMemcpyAsync(recv, host_recv, recv_bytes, cudaMemcpyHostToDevice, stream),
-                "cudaMemcpyAsync (staging)");
+    }
+    /// MPI between the pinned buffers (prepared for these ranges).
+    void post(const std::byte* /*send*/, std::span<const message_range> out, std::byte* recv,
+              std::span<const message_range> in, cudaStream_t /*stream*/) {
+        recv_device_ = recv;
+        recv_bytes_ = detail::end_of(in);
+        messages_.post(send_.data(), out, recv_.data(), in);
+    }
+    /// The messages arrived on the host; their copy to the device is queued on the stream.
+    void wait(cudaStream_t stream) {
+        messages_.wait();
+        if (recv_bytes_)
+            layout::cuda::check(cudaMemcpyAsync(recv_device_, recv_.data(), recv_bytes_,
+                                                cudaMemcpyHostToDevice, stream),
+                                "cudaMemcpyAsync (staging)");
+        recv_bytes_ = 0;
     }
     std::size_t allocations() const noexcept { return send_.allocations() + recv_.allocations(); }
 
 private:
-    static std::size_t end_of(std::span<const message_range> m) {
-        std::size_t end = 0;
-        for (const message_range& r : m) end = std::max(end, r.offset + r.bytes);
-        return end;
-    }
-
     detail::mpi_messages messages_;
     detail::byte_buffer<layout::cuda::pinned_memory> send_, recv_;
+    std::byte* recv_device_ = nullptr;
+    std::size_t recv_bytes_ = 0;
 };
 
 /// Device pointers straight to MPI; needs an MPI library that is CUDA-aware (the constructor
 /// throws std::invalid_argument where MPIX_Query_cuda_support() says it is not).
 class cuda_aware_transport {
 public:
-    explicit cuda_aware_transport(MPI_Comm comm) : messages_(comm) {
+    explicit cuda_aware_transport(MPI_Comm comm) : messages_(comm) { require_cuda_aware(); }
+    /// Over a plan's own duplicate communicator (not freed here): local.
+    cuda_aware_transport(detail::borrowed_comm_t tag, MPI_Comm comm) : messages_(tag, comm) {
+        require_cuda_aware();
+    }
+
+    void exchange(const std::byte* send, std::span<const message_range> out, std::byte* recv,
+                  std::span<const message_range> in, cudaStream_t stream) {
+        prepare(send, 0, 0, stream);
+        post(send, out, recv, in, stream);
+        wait(stream);
+    }
+    /// MPI reads the send buffer as soon as the send is posted: the packing must be done.
+    void prepare(const std::byte*, std::size_t, std::size_t, cudaStream_t stream) {
+        layout::cuda::check(cudaStreamSynchronize(stream), "cudaStreamSynchronize");
+    }
+    void post(const std::byte* send, std::span<const message_range> out, std::byte* recv,
+              std::span<const message_range> in, cudaStream_t /*stream*/) {
+        messages_.post(send, out, recv, in);
+    }
+    void wait(cudaStream_t /*stream*/) { messages_.wait(); }
+    std::size_t allocations() const noexcept { return 0; }
+
+private:
+    static void require_cuda_aware() {
         if (!cuda_aware_mpi())
             throw std::invalid_argument("layout::mpi::cuda_aware_transport: this MPI library is "
                                         "not CUDA-aware (MPIX_Query_cuda_support() is 0); use "
                                         "staged_transport or nccl_transport");
     }
 
-    void exchange(const std::byte* send, std::span<const message_range> out, std::byte* recv,
-                  std::span<const message_range> in, cudaStream_t stream) {
-        layout::cuda::check(cudaStreamSynchronize(stream), "cudaStreamSynchronize");
-        messages_.exchange(send, out, recv, in);
-    }
-    std::size_t allocations() const noexcept { return 0; }
-
-private:
     detail::mpi_messages messages_;
 };
+
+namespace detail {
+
+/// The transport of a host-planned plan's device exchanges (<layout/mpi/cuda.hpp>): one of the
+/// transport types above, or nccl_transport, chosen at run time (set_device_path, use_nccl) on a
+/// plan whose type does not name it, so held here by type erasure. A transport without the
+/// split phases exchanges everything in post().
+class any_transport {
+public:
+    template <device_transport T>
+    void emplace(T t) {
+        self_ = std::make_unique<model<T>>(std::move(t));
+    }
+    explicit operator bool() const noexcept { return self_ != nullptr; }
+    void prepare(const std::byte* send, std::size_t send_bytes, std::size_t recv_bytes,
+                 cudaStream_t stream) {
+        self_->prepare(send, send_bytes, recv_bytes, stream);
+    }
+    void post(const std::byte* send, std::span<const message_range> out, std::byte* recv,
+              std::span<const message_range> in, cudaStream_t stream) {
+        self_->post(send, out, recv, in, stream);
+    }
+    void wait(cudaStream_t stream) { self_->wait(stream); }
+    std::size_t allocations() const noexcept { return self_ ? self_->allocations() : 0; }
+
+private:
+    struct base {
+        virtual ~base() = default;
+        virtual void prepare(const std::byte*, std::size_t, std::size_t, cudaStream_t) = 0;
+        virtual void post(const std::byte*, std::span<const message_range>, std::byte*,
+                          std::span<const message_range>, cudaStream_t) = 0;
+        virtual void wait(cudaStream_t) = 0;
+        virtual std::size_t allocations() const noexcept = 0;
+    };
+    template <class T>
+    struct model final : base {
+        explicit model(T&& x) : t(std::move(x)) {}
+        static constexpr bool phased = requires(T& x, const std::byte* s, std::byte* r,
+                                                std::span<const message_range> m, cudaStream_t c) {
+            x.prepare(s, std::size_t{}, std::size_t{}, c);
+            x.post(s, m, r, m, c);
+            x.wait(c);
+        };
+        void prepare(const std::byte* send, std::size_t send_bytes, std::size_t recv_bytes,
+                     cudaStream_t stream) override {
+            if constexpr (phased) t.prepare(send, send_bytes, recv_bytes, stream);
+        }
+        void post(const std::byte* send, std::span<const message_range> out, std::byte* recv,
+                  std::span<const message_range> in, cudaStream_t stream) override {
+            if constexpr (phased)
+                t.post(send, out, recv, in, stream);
+            else
+                t.exchange(send, out, recv, in, stream);
+        }
+        void wait(cudaStream_t stream) override {
+            if constexpr (phased) t.wait(stream);
+        }
+        std::size_t allocations() const noexcept override { return t.allocations(); }
+        T t;
+    };
+    std::unique_ptr<base> self_;
+};
+
+} // namespace detail
 
 } // namespace layout::mpi

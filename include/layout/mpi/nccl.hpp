@@ -30,7 +30,6 @@
 #include <nccl.h>
 
 #include <cstddef>
-#include <memory>
 #include <span>
 #include <stdexcept>
 #include <string>
@@ -87,41 +86,6 @@ private:
     int rank_ = 0;
 };
 
-namespace detail {
-
-/// The plan's messages as one NCCL group: each receive and send of the exchange (zero-byte
-/// messages left out on both sides, which compute the same sizes from the same plan).
-class nccl_mover final : public message_mover {
-public:
-    explicit nccl_mover(ncclComm_t comm) : comm_(comm) {}
-    void post(const pattern& p, direction d, std::size_t bytes_per_element, const std::byte* send,
-              std::byte* recv, cudaStream_t stream) override {
-        check_nccl(ncclGroupStart(), "ncclGroupStart", p.rank());
-        ncclResult_t result = ncclSuccess;
-        const char* failed = nullptr;
-        p.for_each_message(
-            d, bytes_per_element, send, recv,
-            [&](int rank, std::byte* where, std::size_t bytes) {
-                if (bytes == 0 || result != ncclSuccess) return;
-                result = ncclRecv(where, bytes, ncclUint8, rank, comm_, stream);
-                if (result != ncclSuccess) failed = "ncclRecv";
-            },
-            [&](int rank, const std::byte* where, std::size_t bytes) {
-                if (bytes == 0 || result != ncclSuccess) return;
-                result = ncclSend(where, bytes, ncclUint8, rank, comm_, stream);
-                if (result != ncclSuccess) failed = "ncclSend";
-            });
-        const ncclResult_t ended = ncclGroupEnd(); // the group is closed whatever happened
-        check_nccl(result, failed ? failed : "ncclGroupStart", p.rank());
-        check_nccl(ended, "ncclGroupEnd", p.rank());
-    }
-
-private:
-    ncclComm_t comm_;
-};
-
-} // namespace detail
-
 /// The transport of device-planned exchanges through NCCL (device_migration_plan<nccl_transport>):
 /// each exchange is one group of ncclRecv and ncclSend on the plan's stream, queued behind the
 /// packing with no host wait. The communicator must outlive the transport and hold the plan's
@@ -134,6 +98,13 @@ public:
 
     void exchange(const std::byte* send, std::span<const message_range> out, std::byte* recv,
                   std::span<const message_range> in, cudaStream_t stream) const {
+        post(send, out, recv, in, stream);
+    }
+    /// The phases of an exchange (device_transport.hpp): nothing to prepare (the sends queue
+    /// behind the packing), nothing to wait for on the host (the receives are on the stream).
+    void prepare(const std::byte*, std::size_t, std::size_t, cudaStream_t) const noexcept {}
+    void post(const std::byte* send, std::span<const message_range> out, std::byte* recv,
+              std::span<const message_range> in, cudaStream_t stream) const {
         int rank = -1;
         ncclCommUserRank(comm_, &rank);
         detail::check_nccl(ncclGroupStart(), "ncclGroupStart", rank);
@@ -153,6 +124,7 @@ public:
         detail::check_nccl(result, failed, rank);
         detail::check_nccl(ended, "ncclGroupEnd", rank);
     }
+    void wait(cudaStream_t) const noexcept {}
     std::size_t allocations() const noexcept { return 0; }
     ncclComm_t communicator() const noexcept { return comm_; }
     /// Throws std::invalid_argument unless the communicator holds the plan's ranks, in order.
@@ -172,7 +144,8 @@ private:
     ncclComm_t comm_;
 };
 
-/// Sends this plan's device exchanges through `nccl` from now on (device_path::nccl); host
+/// Sends this plan's device exchanges through `nccl` from now on (device_path::nccl: the plan's
+/// transport is an nccl_transport, as a device_migration_plan<nccl_transport>'s); host
 /// containers still go over MPI. The communicator must outlive the plan's exchanges and hold
 /// the plan's ranks in the same order; std::invalid_argument otherwise. Local: every rank calls
 /// it (or none does).
@@ -187,7 +160,7 @@ void use_nccl(Plan& plan, const nccl_communicator& nccl) {
             "layout::mpi::use_nccl: the NCCL communicator's rank " + std::to_string(rank) + " of " +
             std::to_string(count) + " is not the plan's rank " +
             std::to_string(plan.pattern().rank()) + " of " + std::to_string(plan.pattern().size()));
-    st.mover = std::make_unique<detail::nccl_mover>(nccl.get());
+    st.nccl.emplace(nccl_transport(nccl));
     st.path = device_path::nccl;
 }
 

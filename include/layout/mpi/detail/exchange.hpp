@@ -152,6 +152,12 @@ struct transport {
         return {send, recv};
     }
 
+    /// After the agreement: MPI point-to-point between the host buffers.
+    static void post(pattern& p, direction d, std::size_t bytes_per_element, const std::byte* send,
+                     std::byte* recv) {
+        p.post(d, bytes_per_element, send, recv);
+    }
+
     /// Waits for the messages and unpacks them into dst.
     template <class S, class T, class L, class M>
     static void receive(pattern& p, direction d, const view<T, L, M>& dst, std::size_t base,
@@ -232,8 +238,8 @@ void start_exchange(pattern& p, operation op, direction d, const view<const T, L
     std::pair<const std::byte*, std::byte*> buffers{};
     local.run([&] { buffers = transport<Memory>::template pack<S>(p, d, src, base, keep_self); });
     p.agree(op, local, p.id(), wire_format<T, S>::signature);
-    p.post(d, wire_format<T, S>::bytes_per_element, buffers.first, buffers.second,
-           !std::is_same_v<Memory, host_memory>);
+    transport<Memory>::post(p, d, wire_format<T, S>::bytes_per_element, buffers.first,
+                            buffers.second);
     p.pending_ = static_cast<std::int64_t>(op);
     p.pending_signature_ = wire_format<T, S>::signature;
     p.pending_direction_ = d;

@@ -30,7 +30,6 @@
 #include <cstring>
 #include <exception>
 #include <limits>
-#include <memory>
 #include <new>
 #include <span>
 #include <string>
@@ -51,18 +50,63 @@ struct segment {
 /// reverse sends back what arrived (halo scatter_add).
 enum class direction { forward, reverse };
 
-class pattern;
-
-/// Buffers and device resources that the CUDA part (<layout/mpi/cuda.hpp>) keeps in a plan.
-struct extension {
-    virtual ~extension() = default;
-    virtual std::size_t allocations() const noexcept { return 0; }
-    /// Moves the messages of a device exchange being started itself (NCCL,
-    /// <layout/mpi/nccl.hpp>) and returns true, or leaves them to MPI point-to-point (false).
-    virtual bool post(const pattern&, direction, std::size_t /*bytes_per_element*/,
-                      const std::byte* /*send_base*/, std::byte* /*recv_base*/) {
-        return false;
+/// State that a plan keeps for memory this header does not handle (the device path of
+/// <layout/mpi/cuda.hpp>: device buffers and the transports that move their messages), owned
+/// here without knowing its type. The pattern asks it only what every plan must answer whatever
+/// its memory: how many buffers it allocated, and to wait for messages it has in flight (a finish
+/// that refuses, a container that must grow first). The messages themselves are posted by that
+/// state's own typed transport, never through the pattern.
+class attachment {
+public:
+    attachment() = default;
+    attachment(const attachment&) = delete;
+    attachment& operator=(const attachment&) = delete;
+    attachment(attachment&& o) noexcept
+        : state_(std::exchange(o.state_, nullptr)), ops_(std::exchange(o.ops_, nullptr)) {}
+    attachment& operator=(attachment&& o) noexcept {
+        attachment(std::move(o)).swap(*this);
+        return *this;
     }
+    ~attachment() { reset(); }
+    void swap(attachment& o) noexcept {
+        std::swap(state_, o.state_);
+        std::swap(ops_, o.ops_);
+    }
+    void reset() noexcept {
+        if (state_) ops_->destroy(state_);
+        state_ = nullptr;
+        ops_ = nullptr;
+    }
+
+    /// The state, made on first use. State: default-constructible, with allocations() and
+    /// wait(). One state type per plan (the device path's).
+    template <class State>
+    State& get() {
+        if (!state_) {
+            state_ = new State();
+            ops_ = &ops_for<State>;
+        }
+        return *static_cast<State*>(state_);
+    }
+    std::size_t allocations() const noexcept { return state_ ? ops_->allocations(state_) : 0; }
+    void wait() {
+        if (state_) ops_->wait(state_);
+    }
+
+private:
+    struct operations {
+        void (*destroy)(void*) noexcept;
+        std::size_t (*allocations)(const void*) noexcept;
+        void (*wait)(void*);
+    };
+    template <class State>
+    static constexpr operations ops_for{
+        [](void* p) noexcept { delete static_cast<State*>(p); },
+        [](const void* p) noexcept { return static_cast<const State*>(p)->allocations(); },
+        [](void* p) { static_cast<State*>(p)->wait(); }};
+
+    void* state_ = nullptr;
+    const operations* ops_ = nullptr;
 };
 
 class pattern {
@@ -119,6 +163,7 @@ public:
             if (!requests_.empty())
                 MPI_Waitall(static_cast<int>(requests_.size()), requests_.data(),
                             MPI_STATUSES_IGNORE);
+            attached_.reset(); // its transports borrow comm_ and wait for their messages
             if (comm_ != MPI_COMM_NULL) MPI_Comm_free(&comm_);
         }
     }
@@ -148,7 +193,7 @@ public:
         std::swap(expected_, o.expected_);
         std::swap(host_send_, o.host_send_);
         std::swap(host_recv_, o.host_recv_);
-        std::swap(extension_, o.extension_);
+        attached_.swap(o.attached_);
         std::swap(pending_, o.pending_);
         std::swap(pending_signature_, o.pending_signature_);
         std::swap(pending_direction_, o.pending_direction_);
@@ -333,17 +378,13 @@ public:
                      message_bytes(bytes_per_element, out[k].count));
     }
 
-    /// Posts the receives and sends of an exchange whose send buffer is packed: through the
-    /// extension where it moves messages itself, else MPI point-to-point (the buffers may be
-    /// device memory when the MPI library is CUDA-aware).
+    /// Posts the receives and sends of an exchange whose send buffer is packed, in host memory,
+    /// as MPI point-to-point messages (device memory has its own transports: cuda.hpp).
     void post(direction d, std::size_t bytes_per_element, const std::byte* send_base,
-              std::byte* recv_base, bool device_buffers = false) {
+              std::byte* recv_base) {
         requests_.clear();
         expected_.clear();
         receives_ = 0;
-        if (device_buffers && extension_ &&
-            extension_->post(*this, d, bytes_per_element, send_base, recv_base))
-            return; // nothing for wait() to wait for on the host
         const int tag = d == direction::forward ? 2 : 3;
         for_each_message(
             d, bytes_per_element, send_base, recv_base,
@@ -373,8 +414,10 @@ public:
             });
     }
 
-    /// Waits for the posted messages; checks each received the bytes this plan expected.
+    /// Waits for the posted messages (the attached state's too); checks each received the bytes
+    /// this plan expected.
     void wait() {
+        attached_.wait();
         if (requests_.empty()) return;
         statuses_.resize(requests_.size());
         const int code =
@@ -399,6 +442,8 @@ public:
     int rank() const noexcept { return rank_; }
     int size() const noexcept { return size_; }
     MPI_Comm communicator() const noexcept { return user_comm_; }
+    /// The plan's own duplicate, where its messages travel (and the attached transports').
+    MPI_Comm messages_comm() const noexcept { return comm_; }
     std::int64_t id() const noexcept { return id_; }
     std::int64_t version() const noexcept { return version_; }
     std::size_t source_size() const noexcept { return source_size_; }
@@ -407,8 +452,7 @@ public:
     const std::vector<std::size_t>& order() const noexcept { return order_; }
     /// Buffer allocations so far, host and device.
     std::size_t allocations() const noexcept {
-        return host_send_.allocations() + host_recv_.allocations() +
-               (extension_ ? extension_->allocations() : 0);
+        return host_send_.allocations() + host_recv_.allocations() + attached_.allocations();
     }
 
     /// What an exchange started and not yet finished: its operation and field signature (0: none).
@@ -417,7 +461,8 @@ public:
     direction pending_direction_ = direction::forward;
 
     byte_buffer<host_memory> host_send_, host_recv_;
-    std::unique_ptr<extension> extension_;
+
+    attachment& attached() noexcept { return attached_; }
 
 private:
     std::size_t slot_of(int r) const {
@@ -511,6 +556,7 @@ private:
     std::vector<MPI_Status> statuses_;
     std::vector<int> expected_;
     std::size_t receives_ = 0;
+    attachment attached_;
 };
 
 } // namespace detail
