@@ -83,7 +83,7 @@ if [[ "${ONLY:-}" == io ]]; then
 else
     # Every GPU test executable and README block the build has, beside the targets above.
     targets+=("${io_targets[@]}"
-              $(grep -oE '^(gpu_[a-z_]+|readme_0[0-9]_[a-z_]+)' <<<"$help" | sort -u))
+              $(grep -oE '^(gpu_[a-z0-9_]+|readme_0[0-9]_[a-z_]+)' <<<"$help" | sort -u))
 fi
 run "${BUILD_LIMIT:-300}" build cmake --build "$BUILD" -j "$(nproc)" --target "${targets[@]}" -- -k 0 ||
     grep -E "error|FAILED" "$RES/build.txt" | head -30
