@@ -37,6 +37,7 @@
 #include "../cuda/memory.hpp"
 #include "cuda_aware.hpp"
 #include "detail/byte_buffer.hpp"
+#include "detail/point_to_point.hpp"
 #include "error.hpp"
 
 #include <cuda_runtime.h>
@@ -78,9 +79,9 @@ struct borrowed_comm_t {
 };
 inline constexpr borrowed_comm_t borrowed_comm{};
 
-/// Posts MPI point-to-point messages for every range (split into chunks of at most 1 GiB, which
-/// MPI keeps in order between two ranks) on comm; wait() waits for all of them and checks that
-/// each receive got the bytes its range says.
+/// Posts MPI point-to-point messages for every range (point_to_point.hpp: chunks of at most
+/// 1 GiB, which MPI keeps in order between two ranks) on comm; wait() waits for all of them and
+/// checks that each receive got the bytes its range says.
 class mpi_messages {
 public:
     explicit mpi_messages(MPI_Comm comm) : owned_(true) {
@@ -94,19 +95,15 @@ public:
     }
     mpi_messages(mpi_messages&& o) noexcept
         : comm_(std::exchange(o.comm_, MPI_COMM_NULL)), owned_(o.owned_), rank_(o.rank_),
-          requests_(std::move(o.requests_)), statuses_(std::move(o.statuses_)),
-          expected_(std::move(o.expected_)) {}
+          messages_(std::move(o.messages_)) {}
     mpi_messages(const mpi_messages&) = delete;
     mpi_messages& operator=(const mpi_messages&) = delete;
     mpi_messages& operator=(mpi_messages&&) = delete;
     ~mpi_messages() {
+        messages_.wait_quietly(); // a plan destroyed between start and finish
         int finalized = 1;
         MPI_Finalized(&finalized);
-        if (finalized) return;
-        // Messages still in flight (a plan destroyed between start and finish) end first.
-        if (!requests_.empty())
-            MPI_Waitall(static_cast<int>(requests_.size()), requests_.data(), MPI_STATUSES_IGNORE);
-        if (owned_ && comm_ != MPI_COMM_NULL) MPI_Comm_free(&comm_);
+        if (!finalized && owned_ && comm_ != MPI_COMM_NULL) MPI_Comm_free(&comm_);
     }
 
     void exchange(const std::byte* send, std::span<const message_range> out, std::byte* recv,
@@ -114,65 +111,24 @@ public:
         post(send, out, recv, in);
         wait();
     }
-
     /// Posts the receives, then the sends.
     void post(const std::byte* send, std::span<const message_range> out, std::byte* recv,
               std::span<const message_range> in) {
-        requests_.clear();
-        expected_.clear();
-        constexpr std::size_t chunk = std::size_t{1} << 30;
-        for (const message_range& m : in)
-            for (std::size_t at = 0; at < m.bytes; at += chunk) {
-                const int part = static_cast<int>(std::min(chunk, m.bytes - at));
-                expected_.push_back(part);
-                posted(MPI_Irecv(recv + m.offset + at, part, MPI_BYTE, m.rank, 7, comm_,
-                                 &requests_.emplace_back()),
-                       "MPI_Irecv");
-            }
-        for (const message_range& m : out)
-            for (std::size_t at = 0; at < m.bytes; at += chunk)
-                posted(MPI_Isend(send + m.offset + at,
-                                 static_cast<int>(std::min(chunk, m.bytes - at)), MPI_BYTE, m.rank,
-                                 7, comm_, &requests_.emplace_back()),
-                       "MPI_Isend");
+        messages_.post(comm_, rank_, 7, [&](auto&& receive, auto&& send_one) {
+            for (const message_range& m : in)
+                if (m.bytes != 0) receive(m.rank, recv + m.offset, m.bytes);
+            for (const message_range& m : out)
+                if (m.bytes != 0) send_one(m.rank, send + m.offset, m.bytes);
+        });
     }
-
     /// Waits for what post() posted (nothing: returns at once).
-    void wait() {
-        if (requests_.empty()) return;
-        statuses_.resize(requests_.size());
-        const int code =
-            MPI_Waitall(static_cast<int>(requests_.size()), requests_.data(), statuses_.data());
-        requests_.clear();
-        check(code, "MPI_Waitall (device exchange)", rank_);
-        for (std::size_t k = 0; k < expected_.size(); ++k) {
-            int bytes = 0;
-            MPI_Get_count(&statuses_[k], MPI_BYTE, &bytes);
-            if (bytes != expected_[k])
-                throw error("layout::mpi: rank " + std::to_string(statuses_[k].MPI_SOURCE) +
-                                " sent " + std::to_string(bytes) +
-                                " bytes where this rank's plan expected " +
-                                std::to_string(expected_[k]),
-                            rank_);
-        }
-    }
+    void wait() { messages_.wait(rank_); }
 
 private:
-    void posted(int code, const char* call) {
-        if (code == MPI_SUCCESS) return;
-        requests_.pop_back();
-        // The messages already posted must end before their buffers may change.
-        MPI_Waitall(static_cast<int>(requests_.size()), requests_.data(), MPI_STATUSES_IGNORE);
-        requests_.clear();
-        check(code, call, rank_);
-    }
-
     MPI_Comm comm_ = MPI_COMM_NULL;
     bool owned_ = true;
     int rank_ = 0;
-    std::vector<MPI_Request> requests_;
-    std::vector<MPI_Status> statuses_;
-    std::vector<int> expected_; // bytes of each receive, in posting order
+    point_to_point messages_;
 };
 
 /// Where a set of ranges ends: the bytes a buffer needs for them.

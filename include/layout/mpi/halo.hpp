@@ -165,8 +165,7 @@ private:
         if (auto problem = detail::check_finish<S, T>(pattern_, op); !problem.empty())
             throw error(problem, pattern_.rank());
         if (c.size() != owned_ + ghost_count()) {
-            pattern_.wait();
-            pattern_.pending_ = 0; // the exchange is over: the plan stays usable
+            pattern_.end_exchange(); // the exchange is over: the plan stays usable
             throw error("layout::mpi::halo_plan: the container was resized between start and "
                         "finish; the received elements were discarded",
                         pattern_.rank());

@@ -106,14 +106,12 @@ public:
             throw error(problem, pattern_.rank());
         if constexpr (layout::extension::is_vector_v<std::remove_cvref_t<Dst>>) {
             if (dst.capacity() < pattern_.recv_total()) {
-                pattern_.wait(); // the messages first: growing may throw
-                pattern_.pending_ = 0;
+                pattern_.end_exchange(); // the messages first: growing may throw
                 dst.reserve(pattern_.recv_total());
             }
             dst.resize(pattern_.recv_total());
         } else if (dst.size() != pattern_.recv_total()) {
-            pattern_.wait();
-            pattern_.pending_ = 0;
+            pattern_.end_exchange();
             throw error("layout::mpi::migration_plan::finish: the view holds " +
                             std::to_string(dst.size()) + " elements, the migration brings " +
                             std::to_string(pattern_.recv_total()) +
@@ -152,7 +150,7 @@ public:
                 pattern_, detail::operation::migrate, detail::direction::forward,
                 layout::view<const T, L, typename C::memory_type>(c.view()), 0, std::move(local),
                 true);
-            pattern_.pending_ = 0;
+            pattern_.finished();
             if (total > c.size()) c.resize(total);
             detail::transport<typename C::memory_type>::template receive<S>(
                 pattern_, detail::direction::forward, c.view(), 0, true);

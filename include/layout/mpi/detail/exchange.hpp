@@ -132,8 +132,8 @@ struct transport {
                                                         std::size_t base, bool keep_self) {
         using W = wire_format<T, S>;
         const auto [send_bytes, recv_bytes] = p.layout_messages(d, W::bytes_per_element);
-        std::byte* send = p.host_send_.reserve(send_bytes);
-        std::byte* recv = p.host_recv_.reserve(recv_bytes);
+        std::byte* send = p.host_send().reserve(send_bytes);
+        std::byte* recv = p.host_recv().reserve(recv_bytes);
         const auto& out = p.out_segments(d);
         const auto s = src.storage();
         const std::size_t* order = p.order().data();
@@ -170,7 +170,8 @@ struct transport {
         for (std::size_t k = 0; k < in.size(); ++k) {
             const segment seg = in[k];
             if (keep_self && seg.rank == p.rank()) continue;
-            const std::byte* message = p.in_message(d, k, p.host_send_.data(), p.host_recv_.data());
+            const std::byte* message =
+                p.in_message(d, k, p.host_send().data(), p.host_recv().data());
             const auto w = wire_storage<const T, S>(message, seg.count);
             if (d == direction::forward)
                 unpack_contiguous<T, S, L>(t, w, base + seg.offset, seg.count);
@@ -231,7 +232,7 @@ template <class S, class Memory, class T, class L, class M>
 void start_exchange(pattern& p, operation op, direction d, const view<const T, L, M>& src,
                     std::size_t base, local_outcome local, bool keep_self = false) {
     local.run([&] {
-        if (p.pending_ != 0)
+        if (p.in_flight())
             local.problem = "layout::mpi: an exchange of this plan is already in flight (call "
                             "finish first)";
     });
@@ -240,21 +241,18 @@ void start_exchange(pattern& p, operation op, direction d, const view<const T, L
     p.agree(op, local, p.id(), wire_format<T, S>::signature);
     transport<Memory>::post(p, d, wire_format<T, S>::bytes_per_element, buffers.first,
                             buffers.second);
-    p.pending_ = static_cast<std::int64_t>(op);
-    p.pending_signature_ = wire_format<T, S>::signature;
-    p.pending_direction_ = d;
+    p.started(op, wire_format<T, S>::signature);
 }
 
 /// Refuses to finish an exchange that was not started, or started with other fields; local
 /// (the messages are already on their way), so it only throws after they have all arrived.
 template <class S, class T>
 std::string check_finish(pattern& p, operation op) {
-    if (p.pending_ == 0)
+    if (!p.in_flight())
         return "layout::mpi: finish without start: no exchange of this plan is in flight";
-    if (p.pending_ != static_cast<std::int64_t>(op) ||
-        p.pending_signature_ != wire_format<T, S>::signature) {
-        p.wait();
-        p.pending_ = 0;
+    if (p.pending_operation() != static_cast<std::int64_t>(op) ||
+        p.pending_signature() != wire_format<T, S>::signature) {
+        p.end_exchange();
         return "layout::mpi: finish does not match start (another operation, element type or "
                "field selection); the received elements were discarded";
     }
@@ -263,7 +261,7 @@ std::string check_finish(pattern& p, operation op) {
 
 template <class S, class Memory, class T, class L, class M>
 void finish_exchange(pattern& p, direction d, const view<T, L, M>& dst, std::size_t base) {
-    p.pending_ = 0;
+    p.finished();
     transport<Memory>::template receive<S>(p, d, dst, base);
 }
 
