@@ -135,7 +135,7 @@ void destination_field(Transport transport, cudaStream_t stream, const char* wha
     layout::mpi::migration_plan(MPI_COMM_WORLD, d).migrate(model);
     device<Layout> c(start, s);
     layout::mpi::device_migration_plan plan(MPI_COMM_WORLD, std::move(transport), s);
-    plan.template migrate<&Particle::id>(c);
+    plan.template migrate_by<&Particle::id>(c);
     const host<lp::aos> got = c;
     mpi_test::expect_elements(got, std::vector<Particle>(model.begin(), model.end()), what);
 }

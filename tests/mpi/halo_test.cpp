@@ -114,6 +114,9 @@ TYPED_TEST(halo, gather_of_chosen_fields_leaves_the_others_alone) {
     sentinel.mass = -1;
     sentinel.tag = 7;
     c.resize(own.size() + plan.ghost_count(), sentinel);
+    auto by_keys = c;
+    // The core's keys, and MPI's deprecated spelling of the same fields.
+    plan.template gather<&Particle::pos, layout::path<&Particle::cell, 2>>(by_keys);
     plan.template gather<layout::mpi::select<layout::mpi::path<&Particle::pos>,
                                              layout::mpi::path<&Particle::cell, 2>>>(c);
     std::vector<Particle> expected = own;
@@ -126,6 +129,7 @@ TYPED_TEST(halo, gather_of_chosen_fields_leaves_the_others_alone) {
         expected.push_back(e);
     }
     mpi_test::expect_elements(c, expected, "gather of pos and cell[2]");
+    mpi_test::expect_elements(by_keys, expected, "gather<&P::pos, layout::path<&P::cell, 2>>");
 }
 
 TYPED_TEST(halo, scatter_add_sums_ghost_contributions_on_the_owner_in_ghost_order) {
@@ -154,6 +158,8 @@ TYPED_TEST(halo, scatter_add_sums_ghost_contributions_on_the_owner_in_ghost_orde
     layout::vector<Particle, TypeParam> c(own.size() + plan.ghost_count());
     for (std::size_t i = 0; i < own.size(); ++i) c[i] = owned_value(rank, i);
     for (std::size_t j = 0; j < plan.ghost_count(); ++j) c[own.size() + j] = contribution(rank, j);
+    auto by_keys = c;
+    plan.template scatter_add<&Particle::pos, &Particle::mass, &Particle::id>(by_keys);
     using forces = layout::mpi::fields<&Particle::pos, &Particle::mass, &Particle::id>;
     plan.template scatter_add<forces>(c);
 
@@ -175,6 +181,7 @@ TYPED_TEST(halo, scatter_add_sums_ghost_contributions_on_the_owner_in_ghost_orde
     }
     for (std::size_t j = 0; j < plan.ghost_count(); ++j) expected.push_back(contribution(rank, j));
     mpi_test::expect_elements(c, expected, "scatter_add");
+    mpi_test::expect_elements(by_keys, expected, "scatter_add<&P::pos, &P::mass, &P::id>");
 }
 
 TEST(halo, neighbours_only_a_ring_of_ghosts) {

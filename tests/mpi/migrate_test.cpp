@@ -217,11 +217,17 @@ TEST(migrate, a_subset_of_fields_travels_alone_and_weighs_only_its_bytes) {
     static_assert(layout::mpi::wire_bytes_per_element_v<Particle, pos_and_tag> == 12);
     static_assert(
         layout::mpi::wire_bytes_per_element_v<Particle, layout::mpi::fields<&Particle::cell>> == 6);
+    // The core's keys weigh the same.
+    static_assert(layout::mpi::wire_bytes_v<Particle> == 39);
+    static_assert(layout::mpi::wire_bytes_v<Particle, layout::path<&Particle::pos, &Vec3::y>,
+                                            &Particle::tag> == 12);
+    static_assert(layout::mpi::wire_bytes_v<Particle, &Particle::cell> == 6);
     world w(8, size, random_count);
     const auto src = mine<lp::soa>(w, rank);
     layout::mpi::migration_plan plan(MPI_COMM_WORLD, w.destinations(rank, random_destinations));
-    particles<lp::aosoa<8>> dst;
+    particles<lp::aosoa<8>> dst, by_keys;
     plan.migrate<pos_and_tag>(src, dst);
+    plan.migrate<layout::path<&Particle::pos, &Vec3::y>, &Particle::tag>(src, by_keys);
     w.migrate(random_destinations);
     const auto& expected = w.held[static_cast<std::size_t>(rank)];
     ASSERT_EQ(dst.size(), expected.size());
@@ -232,6 +238,40 @@ TEST(migrate, a_subset_of_fields_travels_alone_and_weighs_only_its_bytes) {
         e.pos.y = expected[i].pos.y;
         e.tag = expected[i].tag;
         wrong += !mpi_test::same_bits(p, e);
+        wrong += !mpi_test::same_bits(Particle(by_keys[i]), e);
+    }
+    EXPECT_EQ(by_keys.size(), expected.size());
+    EXPECT_EQ(wrong, 0u);
+}
+
+TEST(migrate, fields_by_the_core_keys_in_place_and_split_in_start_and_finish) {
+    const int rank = mpi_test::world_rank(), size = mpi_test::world_size();
+    world w(9, size, random_count);
+    const auto original = mine<lp::aos>(w, rank);
+    const auto d = w.destinations(rank, random_destinations);
+    layout::mpi::migration_plan plan(MPI_COMM_WORLD, d);
+    w.migrate(random_destinations);
+    const auto& expected = w.held[static_cast<std::size_t>(rank)];
+    auto only_pos = [&](std::size_t i) {
+        Particle e{};
+        e.pos = expected[i].pos;
+        return e;
+    };
+    // In place: the container ends up holding the positions that arrived.
+    particles<lp::soa> in_place(original.begin(), original.end());
+    plan.migrate<&Particle::pos>(in_place);
+    // start/finish with the keys, into another layout.
+    particles<lp::aos> dst;
+    plan.start<&Particle::pos>(original);
+    plan.finish<&Particle::pos>(dst);
+    ASSERT_EQ(dst.size(), expected.size());
+    ASSERT_EQ(in_place.size(), expected.size());
+    std::size_t wrong = 0;
+    for (std::size_t i = 0; i < dst.size(); ++i) {
+        wrong += !mpi_test::same_bits(Particle(dst[i]), only_pos(i));
+        Particle z{}; // the positions alone, compared bit for bit
+        z.pos = Particle(in_place[i]).pos;
+        wrong += !mpi_test::same_bits(z, only_pos(i));
     }
     EXPECT_EQ(wrong, 0u);
 }

@@ -6,7 +6,7 @@
 ///     // at each rebuild: which owned element goes to which rank (device arrays, any length)
 ///     halo.update(owned, export_index, export_rank);   // collective; counts only to the host
 ///     // every step:
-///     halo.gather<layout::mpi::fields<&Atom::x>>(atoms); // owned, then ghosts; x refreshed
+///     halo.gather<&Atom::x>(atoms);                 // owned, then ghosts; x refreshed
 ///
 /// update() sorts the exports by rank on the GPU (stable: each rank's ghosts arrive in the order
 /// of the sender's list, senders in rank order, self included), reads the counts back and agrees
@@ -140,7 +140,7 @@ public:
     /// gather); it is resized to owned + ghost_count() and each ghost's travelling fields S
     /// written. The other fields of a ghost keep what c held there (uninitialized where c grew:
     /// gather all fields once after an update, or only read the travelling ones).
-    template <class S = all_fields, class C>
+    template <class S = detail::every_leaf, class C>
     void gather(C& c) {
         using T = typename C::value_type;
         using L = typename C::layout_type;
@@ -171,6 +171,12 @@ public:
         x_.template lay_out<T, S>(owned_);
         const auto* send = static_cast<const std::uint32_t*>(ws.bytes(slot::indices, 0));
         x_.template move<T, S>(c.view(), layout::view<const T, L, M>(c.view()), send);
+    }
+
+    /// The travelling fields named as view.select<Keys...>() names them: gather<&Atom::x>(c).
+    template <auto Key, auto... Keys, class C>
+    void gather(C& c) {
+        gather<detail::keys<Key, Keys...>>(c);
     }
 
     std::size_t owned() const noexcept { return owned_; }

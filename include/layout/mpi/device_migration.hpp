@@ -10,7 +10,7 @@
 ///         find_destinations<<<grid, block, 0, stream>>>(particles.view(), dest.data());
 ///         plan.migrate(particles, dest);            // dest: device ints, -1 drops an element
 ///         // or, with the destination in a field of the element itself:
-///         plan.migrate<&Particle::rank>(particles);
+///         plan.migrate_by<&Particle::rank>(particles);
 ///     }
 ///
 /// Elements arrive ordered by source rank, then source index, self included: the same result
@@ -47,6 +47,7 @@
 #include "../cuda/memory.hpp"
 #include "../cuda/workspace.hpp"
 #include "../extension.hpp"
+#include "../path.hpp"
 #include "../policies.hpp"
 #include "../vector.hpp"
 #include "../view.hpp"
@@ -98,21 +99,31 @@ public:
         migrate(c, std::span<const int>(destinations.data(), destinations.size()));
     }
 
-    /// Collective. The destination of each element is its own field Key (an integral leaf, or a
-    /// path<...> to one), read on the GPU in whatever layout c has.
-    template <auto Key, auto... Rest, class C>
-    void migrate(C& c) {
+    /// Collective. The destination of each element is its own field Key (a key as
+    /// view.select<...>() takes it: a member pointer, a field index, or layout::path<...> to a
+    /// nested member), an integer leaf read on the GPU in whatever layout c has.
+    template <auto Key, class C>
+    void migrate_by(C& c) {
         using T = typename C::value_type;
-        constexpr auto leaves = detail::path_leaves<T, Key, Rest...>();
-        static_assert(leaves.second == leaves.first + 1,
-                      "layout: mpi::device_migration_plan::migrate<Key>: the destination names a "
-                      "struct or array; name one integer leaf (path<...> into it)");
-        constexpr std::size_t leaf = leaves.first;
+        using span = layout::detail::key_leaves<T, Key>;
+        static_assert(span::count == 1,
+                      "layout: mpi::device_migration_plan::migrate_by<Key>: the destination names "
+                      "a struct or array; name one integer leaf (layout::path<...> into it)");
+        constexpr std::size_t leaf = span::first;
         static_assert(std::is_integral_v<leaf_t<T, leaf>>,
-                      "layout: mpi::device_migration_plan::migrate<Key>: the destination field "
+                      "layout: mpi::device_migration_plan::migrate_by<Key>: the destination field "
                       "must be an integer (a rank; -1 drops the element)");
         using V = layout::view<const T, typename C::layout_type, typename C::memory_type>;
         run(c, c.size(), detail::destination_leaf<leaf, V>{V(c.view())});
+    }
+    /// Deprecated: migrate_by<Key>(c) (a plan's migrate<Keys...> names the fields that travel;
+    /// here it named the destination). Key, Rest...: a path, as layout::path<Key, Rest...>.
+    template <auto Key, auto... Rest, class C>
+    [[deprecated("layout::mpi::device_migration_plan::migrate<Key>(c) is deprecated: the "
+                 "destination field is migrate_by<Key>(c) (a nested one: "
+                 "migrate_by<layout::path<...>>(c))")]] void
+    migrate(C& c) {
+        migrate_by<layout::path<Key, Rest...>>(c);
     }
 
     /// The last migration: elements sent to other ranks, received from them, kept here.
@@ -137,7 +148,7 @@ private:
         static_assert(M::device_accessible && !M::host_accessible,
                       "layout: mpi::device_migration_plan moves containers in device memory "
                       "(layout::cuda::soa_vector<T>, ...); host containers: mpi::migration_plan");
-        using W = detail::wire_format<T, all_fields>;
+        using W = detail::wire_format<T, detail::every_leaf>;
         layout::cuda::workspace& ws = x_.workspace();
 
         // Local: the destinations classified, counted and sorted on the GPU, the counts read
@@ -181,7 +192,7 @@ private:
             detail::agree(x_.communicator(), x_.rank(), detail::operation::device_migrate, grown,
                           x_.id(), 0, W::signature);
         }
-        x_.template lay_out<T, all_fields>(0);
+        x_.template lay_out<T, detail::every_leaf>(0);
         kept_ = x_.count(x_.me(), x_.me());
         received_ = total - kept_;
         sent_ = 0;
@@ -189,7 +200,7 @@ private:
             if (r != x_.me()) sent_ += x_.count(x_.me(), r);
 
         const auto dst = ws.element_view(c, total); // fits: nothing allocated here
-        x_.template move<T, all_fields>(dst, layout::view<const T, L, M>(c.view()), order);
+        x_.template move<T, detail::every_leaf>(dst, layout::view<const T, L, M>(c.view()), order);
         ws.adopt_elements(c, total);
     }
 

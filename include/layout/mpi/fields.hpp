@@ -1,21 +1,30 @@
 /// \file mpi/fields.hpp
-/// Which leaves of an element travel, and how they lie on the wire.
+/// Which leaves of an element travel, and how they lie on the wire. The plans name the fields
+/// with the core's keys, as view.select<...>() does (path.hpp): member pointers, field indices,
+/// and layout::path<...> for a nested member; none named, every leaf travels.
 ///
 ///     struct Vec3 { float x, y, z; };
 ///     struct P { Vec3 pos; double mass; std::int32_t id; };     // leaves: x y z mass id
-///     layout::mpi::all_fields                                   // x y z mass id: 24 B per element
-///     layout::mpi::fields<&P::pos, &P::id>                      // x y z id:      16 B per element
-///     layout::mpi::select<layout::mpi::path<&P::pos, &Vec3::x>> // x:              4 B per element
+///     plan.migrate(c)                                           // x y z mass id: 24 B per element
+///     plan.migrate<&P::pos, &P::id>(c)                          // x y z id:      16 B per element
+///     halo.gather<layout::path<&P::pos, &Vec3::x>>(c)           // x:              4 B per element
+///     layout::mpi::wire_bytes_v<P, &P::pos, &P::id>             // 16
 ///
 /// On the wire, the elements for one peer are one message: one packed column per travelling
 /// leaf, widest alignment first (mass, then x y z id), so every column is naturally aligned
 /// without padding; only the message's end is padded to 16 bytes. Bytes per element are exactly
 /// the sizes of the travelling leaves: no struct padding, no leaf that does not travel.
+///
+/// MPI's own spellings of before (layout::mpi::fields, select, path, all_fields) still compile,
+/// with the same meaning and the same wire format; they are deprecated and go in the next
+/// release. Their [[deprecated]] warnings are opt-in for this release (define
+/// LAYOUT_MPI_WARN_DEPRECATED): programs built with -Werror keep building until they move.
 #pragma once
 
 #include "../config.hpp"
 #include "../element_ref.hpp"
 #include "../extension.hpp"
+#include "../path.hpp"
 #include "../reflect.hpp"
 
 #include <array>
@@ -23,26 +32,53 @@
 #include <cstdint>
 #include <utility>
 
-namespace layout::mpi {
+#if defined(LAYOUT_MPI_WARN_DEPRECATED)
+#  define LAYOUT_MPI_DEPRECATED(message) [[deprecated(message)]]
+#else
+#  define LAYOUT_MPI_DEPRECATED(message)
+#endif
 
-/// A path of keys (member pointers or field indices) from the element type to one member: a
-/// scalar leaf, or a nested struct or std::array (all of its leaves).
+namespace layout::mpi {
+namespace detail {
+
+/// The travelling leaves as the plans' template arguments name them: the core's keys (a plan's
+/// migrate<Keys...> and gather<Keys...> forward here), or every leaf.
 template <auto... Keys>
-struct path {
+struct keys {};
+using every_leaf = keys<>;
+
+/// The deprecated spellings' types (layout::mpi::path, select, below).
+template <auto... Keys>
+struct mpi_path {
     static_assert(sizeof...(Keys) >= 1, "layout: mpi::path needs at least one key, e.g. "
                                         "path<&Particle::pos>");
 };
-
-/// The leaves that travel: the union of the paths' leaves.
 template <class... Paths>
-struct select {};
+struct mpi_select {};
 
-/// Top-level fields by member pointer or index: fields<&P::pos, &P::id>.
+} // namespace detail
+
+/// Deprecated: a nested member is layout::path<&P::pos, &Vec3::x>, a key like any other.
 template <auto... Keys>
-using fields = select<path<Keys>...>;
+using path LAYOUT_MPI_DEPRECATED("layout::mpi::path is deprecated: name the fields with the "
+                                 "core's keys, layout::path<...> for a nested member "
+                                 "(plan.migrate<layout::path<&P::pos, &Vec3::x>>(c))") =
+    detail::mpi_path<Keys...>;
 
-/// Every leaf of the element (the default).
-struct all_fields {};
+/// Deprecated: the plans take the keys themselves (plan.migrate<&P::pos, &P::id>(c)).
+template <class... Paths>
+using select LAYOUT_MPI_DEPRECATED("layout::mpi::select is deprecated: pass the keys to the plan "
+                                   "(plan.migrate<&P::pos, layout::path<&P::v, &Vec3::x>>(c))") =
+    detail::mpi_select<Paths...>;
+
+/// Deprecated: the plans take the keys themselves (halo.gather<&P::pos, &P::id>(c)).
+template <auto... Keys>
+using fields LAYOUT_MPI_DEPRECATED("layout::mpi::fields is deprecated: pass the keys to the plan "
+                                   "(halo.gather<&P::pos, &P::id>(c))") = detail::keys<Keys...>;
+
+/// Deprecated: every leaf travels when no key is named (plan.migrate(c)).
+using all_fields LAYOUT_MPI_DEPRECATED("layout::mpi::all_fields is deprecated: name no field "
+                                       "(plan.migrate(c))") = detail::every_leaf;
 
 namespace detail {
 
@@ -70,7 +106,7 @@ constexpr std::pair<std::size_t, std::size_t> path_leaves() {
 template <class T, class Path>
 struct path_range;
 template <class T, auto... Keys>
-struct path_range<T, path<Keys...>> {
+struct path_range<T, mpi_path<Keys...>> {
     static constexpr auto value = path_leaves<T, Keys...>();
 };
 
@@ -78,19 +114,27 @@ struct path_range<T, path<Keys...>> {
 template <class T, class S>
 struct selection;
 
-template <class T>
-struct selection<T, all_fields> {
+template <class T, auto... Keys>
+struct selection<T, keys<Keys...>> {
     static constexpr auto travels = [] {
         std::array<bool, leaf_count_v<T>> t{};
-        for (auto& b : t) b = true;
+        if constexpr (sizeof...(Keys) == 0) {
+            for (auto& b : t) b = true;
+        } else {
+            // The core's keys, walked as view.select<Keys...>() walks them; a leaf named twice
+            // travels once.
+            for (const auto& span : {std::pair{layout::detail::key_leaves<T, Keys>::first,
+                                               layout::detail::key_leaves<T, Keys>::count}...})
+                for (std::size_t l = span.first; l < span.first + span.second; ++l) t[l] = true;
+        }
         return t;
     }();
 };
 
 template <class T, class... Paths>
-struct selection<T, select<Paths...>> {
+struct selection<T, mpi_select<Paths...>> {
     static_assert(sizeof...(Paths) >= 1, "layout: mpi::select<> names no field; name at least "
-                                         "one, or use mpi::all_fields");
+                                         "one, or none at all (every leaf travels)");
     static constexpr auto travels = [] {
         std::array<bool, leaf_count_v<T>> t{};
         for (const auto& range : {path_range<T, Paths>::value...})
@@ -159,8 +203,17 @@ constexpr std::size_t message_bytes(std::size_t bytes_per_element, std::size_t n
 
 } // namespace detail
 
-/// Bytes that one element puts on the wire when the selection S of T's leaves travels.
-template <class T, class S = all_fields>
+/// Bytes that one element of T puts on the wire when the fields Keys travel (none named: every
+/// leaf), as a plan's migrate<Keys...> or gather<Keys...> sends them.
+template <class T, auto... Keys>
+inline constexpr std::size_t wire_bytes_v =
+    detail::wire_format<T, detail::keys<Keys...>>::bytes_per_element;
+
+/// Deprecated: wire_bytes_v<T, Keys...>. The same, with the fields as one of the deprecated
+/// spellings (fields<...>, select<...>, all_fields).
+template <class T, class S = detail::every_leaf>
+LAYOUT_MPI_DEPRECATED("layout::mpi::wire_bytes_per_element_v is deprecated: use "
+                      "layout::mpi::wire_bytes_v<T, Keys...>")
 inline constexpr std::size_t wire_bytes_per_element_v =
     detail::wire_format<T, S>::bytes_per_element;
 

@@ -5,8 +5,8 @@
 ///     // rank 0 owns {a, b}, exports element 1 to rank 1;  rank 1 owns {c}, exports 0 to rank 0
 ///     layout::mpi::halo_plan halo(MPI_COMM_WORLD, owned, export_indices, export_ranks);
 ///     halo.gather(particles);       // rank 0: {a, b, c'}   rank 1: {c, b'}   (ghosts last)
-///     halo.gather<layout::mpi::fields<&P::pos>>(particles);         // only positions travel
-///     halo.scatter_add<layout::mpi::fields<&P::force>>(particles);  // b.force += b'.force ...
+///     halo.gather<&P::pos>(particles);             // only positions travel
+///     halo.scatter_add<&P::force>(particles);      // b.force += b'.force ...
 ///
 /// Ghosts are ordered by owner rank, then by the owner's export order; an element may be exported
 /// to several ranks, or several times to one rank, or to its own rank (periodic images). A
@@ -83,7 +83,7 @@ public:
     /// Collective. Resizes a container to owned + ghosts, packs the exported elements' fields and
     /// sends them. The owned elements may change afterwards; the ghosts may not be read until
     /// finish_gather.
-    template <class S = all_fields, class C>
+    template <class S = detail::every_leaf, class C>
         requires layout::extension::viewable<C>
     void start_gather(C&& c) {
         constexpr bool container = layout::extension::is_vector_v<std::remove_cvref_t<C>>;
@@ -106,12 +106,12 @@ public:
         if constexpr (container) c.resize(owned_ + ghost_count());
     }
     /// Waits and writes the ghosts' fields, at [owned_count(), owned_count() + ghost_count()).
-    template <class S = all_fields, class C>
+    template <class S = detail::every_leaf, class C>
         requires layout::extension::viewable<C>
     void finish_gather(C&& c) {
         finish<S>(c, detail::operation::halo_gather, detail::direction::forward);
     }
-    template <class S = all_fields, class C>
+    template <class S = detail::every_leaf, class C>
     void gather(C&& c) {
         start_gather<S>(c);
         finish_gather<S>(c);
@@ -121,7 +121,7 @@ public:
 
     /// Collective. Packs the ghosts' fields and sends them to their owners; the ghosts may
     /// change afterwards. The container must hold owned + ghosts elements.
-    template <class S = all_fields, class C>
+    template <class S = detail::every_leaf, class C>
         requires layout::extension::viewable<C>
     void start_scatter_add(C&& c) {
         detail::local_outcome local;
@@ -136,15 +136,48 @@ public:
             owned_, std::move(local));
     }
     /// Waits and adds each ghost's fields to its owned element, in ghost order.
-    template <class S = all_fields, class C>
+    template <class S = detail::every_leaf, class C>
         requires layout::extension::viewable<C>
     void finish_scatter_add(C&& c) {
         finish<S>(c, detail::operation::halo_scatter_add, detail::direction::reverse);
     }
-    template <class S = all_fields, class C>
+    template <class S = detail::every_leaf, class C>
     void scatter_add(C&& c) {
         start_scatter_add<S>(c);
         finish_scatter_add<S>(c);
+    }
+
+    // ---- the same, with the fields named by the core's keys -------------------------------------
+
+    /// The travelling fields named as view.select<Keys...>() names them (member pointers, field
+    /// indices, layout::path<...>): halo.gather<&P::pos>(c), halo.scatter_add<&P::force>(c).
+    template <auto Key, auto... Keys, class C>
+        requires layout::extension::viewable<C>
+    void start_gather(C&& c) {
+        start_gather<detail::keys<Key, Keys...>>(c);
+    }
+    template <auto Key, auto... Keys, class C>
+        requires layout::extension::viewable<C>
+    void finish_gather(C&& c) {
+        finish_gather<detail::keys<Key, Keys...>>(c);
+    }
+    template <auto Key, auto... Keys, class C>
+    void gather(C&& c) {
+        gather<detail::keys<Key, Keys...>>(c);
+    }
+    template <auto Key, auto... Keys, class C>
+        requires layout::extension::viewable<C>
+    void start_scatter_add(C&& c) {
+        start_scatter_add<detail::keys<Key, Keys...>>(c);
+    }
+    template <auto Key, auto... Keys, class C>
+        requires layout::extension::viewable<C>
+    void finish_scatter_add(C&& c) {
+        finish_scatter_add<detail::keys<Key, Keys...>>(c);
+    }
+    template <auto Key, auto... Keys, class C>
+    void scatter_add(C&& c) {
+        scatter_add<detail::keys<Key, Keys...>>(c);
     }
 
     detail::pattern& pattern() noexcept { return pattern_; }

@@ -9,7 +9,7 @@
 /// every run and for every layout. A plan is reusable: update(destinations) rebuilds the counts
 /// and keeps every buffer, which grows and is never reallocated while sizes fit. Each side may
 /// use any layout (layout::vector<T, aos / soa / aosoa<N>>), and a selection of fields may travel
-/// alone (plan.migrate<layout::mpi::fields<&P::x>>(src, dst)). start/finish split a migration so
+/// alone (plan.migrate<&P::x>(src, dst), keys as view.select<...>() takes them). start/finish split a migration so
 /// that computation runs while the messages travel:
 ///
 ///     plan.start(particles);        // packs (particles may change from here on), sends
@@ -86,7 +86,7 @@ public:
     MPI_Comm communicator() const noexcept { return pattern_.communicator(); }
 
     /// Collective. Packs src's travelling fields and sends them; src may change afterwards.
-    template <class S = all_fields, class Src>
+    template <class S = detail::every_leaf, class Src>
         requires layout::extension::viewable<Src>
     void start(const Src& src) {
         start_with<S>(src, {});
@@ -97,7 +97,7 @@ public:
     /// have that size already. Local: should growing the container fail (reserve
     /// destination_size() before start, or use migrate(src, dst), which does, to rule that out),
     /// the messages have all arrived, so no rank waits for this one, and this rank throws.
-    template <class S = all_fields, class Dst>
+    template <class S = detail::every_leaf, class Dst>
         requires layout::extension::viewable<Dst>
     void finish(Dst&& dst) {
         using T = typename layout::extension::view_of_t<Dst>::value_type;
@@ -125,7 +125,7 @@ public:
     /// start then finish; src and dst may be the same container. A dst container grows before
     /// the agreement, so that every rank goes on or every rank throws. Device containers: the
     /// exchange runs on src's stream (or set_stream's); a dst on another stream must wait for it.
-    template <class S = all_fields, class Src, class Dst>
+    template <class S = detail::every_leaf, class Src, class Dst>
     void migrate(const Src& src, Dst&& dst) {
         detail::local_outcome local;
         if constexpr (layout::extension::is_vector_v<std::remove_cvref_t<Dst>>)
@@ -135,7 +135,7 @@ public:
     }
     /// In place: the container ends up holding the elements that arrive here. In host memory,
     /// the elements that stay move inside the container rather than through the send buffer.
-    template <class S = all_fields, class C>
+    template <class S = detail::every_leaf, class C>
     void migrate(C& c) {
         if constexpr (layout::extension::is_vector_v<C> && C::memory_type::host_accessible) {
             using T = typename C::value_type;
@@ -159,6 +159,27 @@ public:
             start<S>(c);
             finish<S>(c);
         }
+    }
+
+    /// The same, with the travelling fields named as view.select<Keys...>() names them (member
+    /// pointers, field indices, layout::path<...>): plan.migrate<&P::pos, &P::id>(c).
+    template <auto Key, auto... Keys, class Src>
+        requires layout::extension::viewable<Src>
+    void start(const Src& src) {
+        start<detail::keys<Key, Keys...>>(src);
+    }
+    template <auto Key, auto... Keys, class Dst>
+        requires layout::extension::viewable<Dst>
+    void finish(Dst&& dst) {
+        finish<detail::keys<Key, Keys...>>(dst);
+    }
+    template <auto Key, auto... Keys, class Src, class Dst>
+    void migrate(const Src& src, Dst&& dst) {
+        migrate<detail::keys<Key, Keys...>>(src, dst);
+    }
+    template <auto Key, auto... Keys, class C>
+    void migrate(C& c) {
+        migrate<detail::keys<Key, Keys...>>(c);
     }
 
     /// The shared pattern (for <layout/mpi/cuda.hpp> and the tests).

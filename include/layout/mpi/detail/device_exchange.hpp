@@ -167,7 +167,7 @@ __global__ void assemble_kernel(layout::view<T, L, M> dst, layout::view<const T,
     using W = wire_format<T, S>;
     if (p.message == nullptr) {
         const std::uint32_t k = order[p.from + i];
-        if constexpr (std::is_same_v<S, all_fields> && layout::extension::packed_elements_v<T, L> &&
+        if constexpr (std::is_same_v<S, every_leaf> && layout::extension::packed_elements_v<T, L> &&
                       sizeof(T) % 16 == 0) {
             const auto* from = reinterpret_cast<const uint4*>(src.storage().data + k);
             auto* to = reinterpret_cast<uint4*>(dst.storage().data + j);
