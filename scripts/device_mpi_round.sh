@@ -6,7 +6,8 @@
 # MD=1: examples/md across the GPUs too (md_mpi_gpu's tests, weak scaling runs with the halo
 # beside the interior forces and with --no-overlap, then the benchmark, then strong scaling);
 # TESTS=0, SANITIZE=0, BENCH=0, STRONG=0 leave out the plans' tests, memcheck, the benchmark,
-# the strong-scaling runs.
+# the strong-scaling runs; MD_TESTS=REGEX picks md_mpi_gpu's tests (default: all of them);
+# EXTRA_TARGETS="a b" builds more targets in the same build (for a caller's own steps).
 #   OUT=/some/dir REV=$(git rev-parse --short HEAD) N=4000000 bash scripts/device_mpi_round.sh
 # Files in $OUT: log.txt and steps.tgz (one .txt per step), both rewritten as each step ends, so
 # that a call cut off at its limit still brings back what ran (the device tool returns 8 files). Every mpirun runs under
@@ -45,6 +46,7 @@ targets=()
               mpi_gpu_nccl_device_test)
 [[ "${BENCH:-1}" != 0 ]] && targets+=(device_migrate_bench_gpu migrate_bench_gpu)
 [[ "${MD:-0}" != 0 ]] && targets+=(md_mpi_gpu md_compare_thermo)
+targets+=(${EXTRA_TARGETS:-}) # built beside them (a caller's own steps run them)
 run "${BUILD_LIMIT:-300}" build cmake --build "$BUILD" -j "$(nproc)" --target "${targets[@]}" -- -k 0 ||
     grep -E "error|FAILED" "$STEPS/build.txt" | head -30
 exe() { find "$BUILD" -type f -name "$1" -perm -u+x -print -quit; }
@@ -69,7 +71,7 @@ if [[ "${SANITIZE:-1}" != 0 ]]; then
     done
 fi
 if [[ "${MD:-0}" != 0 ]]; then # examples/md across GPUs: thermo against LAMMPS's, then scaling
-    run 300 md_mpi_gpu_tests ctest --test-dir "$BUILD" -R '^md_mpi_gpu' --output-on-failure
+    run 300 md_mpi_gpu_tests ctest --test-dir "$BUILD" -R "${MD_TESTS:-^md_mpi_gpu}" --output-on-failure
     grep -E "tests passed|Passed|Failed|max rel" "$STEPS/md_mpi_gpu_tests.txt" | head -20
     md=(--lattice fcc 0.8442 --steps 100 --thermo 100 --layout soa --device gpu)
     # Weak: 2,048,000 atoms a GPU (4 * 80^3), overlapped and not, twice each, alternating.

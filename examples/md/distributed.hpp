@@ -2,7 +2,7 @@
 /// The time loop of md_mpi: the same steps as simulation.hpp on a domain (domain.hpp) of the
 /// box per rank, with layout::mpi moving the atoms.
 ///
-///   every step      halo.gather<fields<&atom::x>>  owners' positions to their ghosts
+///   every step      halo.gather<&atom::x>          owners' positions to their ghosts
 ///   every rebuild   migration.migrate              atoms to the rank whose sub-box holds them
 ///                   halo.update + halo.gather      new ghosts: atoms within cutoff + skin of a
 ///                                                  neighbour's sub-box, once per neighbour
@@ -303,7 +303,7 @@ private:
                                typename atoms_t::view_type(all.storage(), owned_), f);
     }
     const Real* dtf() const { return dtf_.data(); }
-    void gather_ghosts() { halo_.template gather<layout::mpi::fields<&atom_t::x>>(atoms_); }
+    void gather_ghosts() { halo_.template gather<&atom_t::x>(atoms_); }
     void wait() {}
 
     neighbor_list list() {
@@ -346,7 +346,7 @@ private:
                     }
             }
             halo_.update(owned_, export_index_, export_rank_);
-            halo_.template gather<layout::mpi::fields<&atom_t::x>>(atoms_);
+            halo_.template gather<&atom_t::x>(atoms_);
         });
         timed(t_.neighbor, [&] {
             const std::size_t local = atoms_.size();

@@ -2,7 +2,7 @@
 /// The time loop of md_mpi_gpu: distributed.hpp's steps with a GPU per rank, everything
 /// per atom on the GPU and only counts through the host.
 ///
-///   every step      halo.gather<fields<&atom::x>>   device_halo_plan: owners' positions to ghosts,
+///   every step      halo.gather<&atom::x>           device_halo_plan: owners' positions to ghosts,
 ///                                                   while the interior atoms' forces run
 ///                   forces of the boundary atoms    after the halo: their lists hold ghosts
 ///   every rebuild   kernel: each atom's owner        device_migration_plan::migrate (the atoms
@@ -11,11 +11,15 @@
 ///                   bin_by_key, neighbour kernel     the lists, as on one rank
 ///   thermo steps    CUB sums, MPI_Allreduce          kinetic energy, E_pair and virial
 ///
-/// Overlap: an owned atom whose list holds no ghost (interior: all but a few percent) needs no
-/// position from another rank, so its force runs on a second, low-priority stream while the
-/// halo exchange (pack, NCCL, unpack, on the simulation's high-priority stream) writes the
-/// ghosts; then the boundary atoms' forces, ordered after the exchange. The atoms' order, lists
-/// and arithmetic are those of the sequential loop (--no-overlap), so is the thermo, bit for bit.
+/// Overlap: an owned atom out of reach of every neighbour rank's sub-box (interior: all but a few
+/// percent) has no ghost in its list, so it needs no position from another rank. At each rebuild
+/// the owned atoms are sorted by (boundary, cell): the interior ones first, the boundary ones
+/// (those the halo exports: within reach of a neighbour) last, each part by cell. Between
+/// rebuilds the interior range's forces run on a second, low-priority stream while the halo
+/// exchange (pack, NCCL, unpack, on the simulation's high-priority stream) writes the ghosts;
+/// then the boundary range's, ordered after the exchange: two plain ranges, no index list. Each
+/// rebuild checks that no interior atom's list holds a ghost. The atoms' order, lists and
+/// arithmetic are those of the sequential loop (--no-overlap), so is the thermo, bit for bit.
 ///
 /// The kernels are those of the host version (kernels.hpp's functors, build_local_neighbors,
 /// domain_grid), run through layout::cuda::for_each_index on a stream of the simulation's own;
@@ -38,10 +42,8 @@
 
 #include <cub/device/device_reduce.cuh>
 #include <cub/device/device_scan.cuh>
-#include <cub/device/device_select.cuh>
 #include <cuda_runtime.h>
 #include <mpi.h>
-#include <thrust/iterator/counting_iterator.h>
 
 #include <cstdint>
 #include <span>
@@ -111,6 +113,18 @@ struct write_exports {
     }
 };
 
+/// cell[i] += cells for the atoms with exports (within reach of a neighbour rank): sorted by
+/// these keys, the interior atoms come first and the boundary ones last, each part by cell.
+struct boundary_last {
+    const std::uint32_t* exports;
+    index_t cells;
+    index_t* cell;
+    template <class View>
+    LAYOUT_HOST_DEVICE void operator()(const View&, std::size_t i) const {
+        if (exports[i] != 0) cell[i] += cells;
+    }
+};
+
 /// ghost[i]: whether owned atom i's list holds a ghost (an atom at or past `owned`).
 struct lists_ghost {
     neighbor_list list;
@@ -125,24 +139,12 @@ struct lists_ghost {
     }
 };
 
-/// f(a, i) for the interior atoms (no ghost in their lists): they read owned atoms only, so
-/// they may run while the halo exchange writes the ghosts.
-template <class F>
-struct interior_only {
-    F f;
-    const std::uint8_t* ghost; // lists_ghost's
-    template <class View>
-    LAYOUT_HOST_DEVICE void operator()(const View& a, std::size_t i) const {
-        if (!ghost[i]) f(a, i);
-    }
-};
-
-/// f(a, boundary[k]) for k < n: the boundary atoms' forces. `a` views every local atom, ghosts
-/// included (for_each_index's view of the owned atoms would end before them).
+/// f(a, i) for i in [first, last): the forces of a range of owned atoms. `a` views every local
+/// atom, ghosts included (for_each_index over the range's view would end before them).
 template <class View, class F>
-__global__ void for_listed(View a, const std::uint32_t* boundary, std::size_t n, F f) {
-    const std::size_t k = std::size_t{blockIdx.x} * blockDim.x + threadIdx.x;
-    if (k < n) f(a, boundary[k]);
+__global__ void for_range(View a, std::size_t first, std::size_t last, F f) {
+    const std::size_t i = first + std::size_t{blockIdx.x} * blockDim.x + threadIdx.x;
+    if (i < last) f(a, i);
 }
 
 } // namespace gpu
@@ -238,11 +240,21 @@ private:
                                      layout::stream_ref(stream_));
     }
     const Real* dtf() { return ptr(dtf_on_gpu_); }
-    void gather_ghosts() { halo_.template gather<layout::mpi::fields<&atom_t::x>>(atoms_); }
+    void gather_ghosts() { halo_.template gather<&atom_t::x>(atoms_); }
 
-    /// The forces f of the interior atoms on `interior` and of the boundary atoms on the
-    /// simulation's stream, after `between` there (the halo exchange, or nothing). The two
-    /// streams fork before and join after, also when `between` throws.
+    /// f(every atom, i) for the owned atoms i in [first, last), on stream s.
+    template <class F>
+    void for_range(const F& f, std::size_t first, std::size_t last, cudaStream_t s) {
+        if (first == last) return;
+        constexpr unsigned block = 256;
+        const auto grid = static_cast<unsigned>((last - first + block - 1) / block);
+        gpu::for_range<<<grid, block, 0, s>>>(atoms_.view(), first, last, f);
+        gpu::check(cudaGetLastError(), "for_range");
+    }
+
+    /// The forces f of the interior atoms [0, interior_) on `interior` and of the boundary atoms
+    /// [interior_, owned_) on the simulation's stream, after `between` there (the halo exchange,
+    /// or nothing). The two streams fork before and join after, also when `between` throws.
     template <class F, class Between>
     void forces(const F& f, cudaStream_t interior, Between&& between) {
         if (interior != stream_) {
@@ -258,20 +270,9 @@ private:
                 cudaStreamWaitEvent(into, e);
             }
         } joined{interior, stream_, join_.e};
-        if (owned_ != 0) {
-            const typename atoms_t::view_type all = atoms_.view();
-            layout::cuda::for_each_index(typename atoms_t::view_type(all.storage(), owned_),
-                                         gpu::interior_only<F>{f, ptr(ghost_)},
-                                         layout::stream_ref(interior));
-        }
+        for_range(f, 0, interior_, interior);
         between();
-        if (boundary_count_ != 0) {
-            constexpr unsigned block = 128;
-            const auto grid = static_cast<unsigned>((boundary_count_ + block - 1) / block);
-            gpu::for_listed<<<grid, block, 0, stream_>>>(atoms_.view(), ptr(boundary_),
-                                                         boundary_count_, f);
-            gpu::check(cudaGetLastError(), "for_listed");
-        }
+        for_range(f, interior_, owned_, stream_);
     }
     template <class Between>
     void forces(bool energy, cudaStream_t interior, Between&& between) {
@@ -308,11 +309,25 @@ private:
             owned_ = atoms_.size();
         });
         timed(t_.neighbor, [&] {
-            // Owned atoms sorted by cell: neighbors near each other in memory.
+            // Owned atoms sorted by cell, interior ones first: neighbours near each other in
+            // memory, and the atoms whose lists may hold ghosts in one range at the end.
             fit(cell_of_, owned_);
             for_owned(compute_cells<Real>{grid_, ptr(cell_of_)});
-            layout::cuda::bin_by_key<index_t>(std::span<index_t>(ptr(cell_of_), owned_), cells_,
-                                              atoms_, layout::stream_ref(stream_));
+            fit(export_count_, owned_ + 1);
+            for_owned(gpu::count_exports<Real>{g, ptr(neighbour_ranks_),
+                                               static_cast<int>(neighbours_.size()),
+                                               ptr(export_count_)});
+            const auto cells = static_cast<index_t>(cells_);
+            for_owned(gpu::boundary_last{ptr(export_count_), cells, ptr(cell_of_)});
+            const auto parts =
+                layout::cuda::bin_by_key<index_t>(std::span<index_t>(ptr(cell_of_), owned_),
+                                                  2 * cells_, atoms_, layout::stream_ref(stream_));
+            index_t interior = 0;
+            gpu::check(cudaMemcpyAsync(&interior, parts.offsets.data() + cells_, sizeof interior,
+                                       cudaMemcpyDeviceToHost, stream_),
+                       "cudaMemcpyAsync");
+            wait();
+            interior_ = interior;
         });
         timed(t_.comm, [&] {
             const int nn = static_cast<int>(neighbours_.size());
@@ -325,7 +340,7 @@ private:
                                                ptr(export_index_), ptr(export_rank_)});
             halo_.update(owned_, std::span<const std::uint32_t>(ptr(export_index_), exports),
                          std::span<const int>(ptr(export_rank_), exports));
-            halo_.template gather<layout::mpi::fields<&atom_t::x>>(atoms_);
+            halo_.template gather<&atom_t::x>(atoms_);
         });
         timed(t_.neighbor, [&] {
             const std::size_t local = atoms_.size();
@@ -352,11 +367,13 @@ private:
                 if (most <= capacity_) break;
                 capacity_ = most + most / 4 + 8;
             }
-            // Interior and boundary atoms: the boundary ones listed, in order.
+            // The overlap's premise: no interior atom's list holds a ghost (else its force would
+            // read a position the halo exchange is writing).
             fit(ghost_, owned_);
-            fit(boundary_, owned_);
             for_owned(gpu::lists_ghost{list(), owned_, ptr(ghost_)});
-            boundary_count_ = owned_ ? select_flagged(ptr(ghost_), ptr(boundary_), owned_) : 0;
+            if (interior_ != 0 && max(ptr(ghost_), interior_) != 0)
+                throw std::logic_error("md_mpi_gpu: an interior atom (out of reach of every "
+                                       "neighbour rank) has a ghost in its list");
         });
     }
 
@@ -393,17 +410,10 @@ private:
             return cub::DeviceReduce::Sum(temp, bytes, in, out, n, stream_);
         });
     }
-    std::size_t max(const index_t* in, std::size_t n) {
-        return reduce<index_t>([&](void* temp, std::size_t& bytes, index_t* out) {
+    template <class T>
+    T max(const T* in, std::size_t n) {
+        return reduce<T>([&](void* temp, std::size_t& bytes, T* out) {
             return cub::DeviceReduce::Max(temp, bytes, in, out, n, stream_);
-        });
-    }
-    /// out: the i < n with flag[i] set, in order; returns how many.
-    std::size_t select_flagged(const std::uint8_t* flag, std::uint32_t* out, std::size_t n) {
-        return reduce<std::uint32_t>([&](void* temp, std::size_t& bytes, std::uint32_t* count) {
-            return cub::DeviceSelect::Flagged(temp, bytes,
-                                              thrust::counting_iterator<std::uint32_t>(0), flag,
-                                              out, count, n, stream_);
         });
     }
     /// counts[0, n) become their exclusive prefix sums; returns the total (counts[n]).
@@ -441,9 +451,8 @@ private:
     array<std::uint32_t> export_count_{on_stream()}, export_index_{on_stream()};
     array<index_t> cell_of_{on_stream()}, sorted_keys_{on_stream()}, neigh_{on_stream()},
         count_{on_stream()}, plain_{on_stream()};
-    array<std::uint8_t> ghost_{on_stream()};     // per owned atom: its list holds a ghost
-    array<std::uint32_t> boundary_{on_stream()}; // the owned atoms whose lists hold ghosts
-    std::size_t boundary_count_ = 0;
+    array<std::uint8_t> ghost_{on_stream()}; // per owned atom: its list holds a ghost
+    std::size_t interior_ = 0; // owned atoms [0, interior_) are out of reach of every neighbour
     array<double> e_{on_stream()}, w_{on_stream()}, ke_{on_stream()};
 };
 
