@@ -2,7 +2,9 @@
 //   md --data FILE [--cutoff 2.5 --skin 0.3 --dt 0.005 --steps 100 --thermo 50 --every 20]
 //      [--layout aos|soa|aosoa32|split] [--precision double|float] [--threads N]
 //      [--checkpoint FILE [--checkpoint-every K]] [--restart FILE [--restart-iteration I]]
-// Checkpoints (openPMD files through layout::hdf5) where md is built with HDF5.
+// Checkpoints (openPMD files through layout::hdf5; checkpoint.hpp, shared with md_gpu) where md
+// is built with HDF5.
+#include "checkpoint.hpp"
 #include "host_backend.hpp"
 
 #include <cstdio>

@@ -8,10 +8,14 @@
 //                                                  replayed as CUDA graphs (device_backend)
 //   md_gpu ... --device gpu --graph-compare [REPS] runs without and with graphs, steps/s of
 //                                                  each and their ratio, thermo compared
+//   md_gpu ... [--checkpoint FILE [--checkpoint-every K]] [--restart FILE [--restart-iteration I]]
+//        checkpoints and restarts as md's (checkpoint.hpp; with HDF5): the same openPMD files,
+//        so a checkpoint of md restarts md_gpu and the other way round, in any layout
 //
 // Full neighbor list on the GPU: one thread per atom writes only its own force, so no atomics
 // and no races; computing each pair twice costs less than the atomic f[j] updates of a half
 // list would (arithmetic is cheap next to the gathers of neighbor positions).
+#include "checkpoint.hpp"
 #include "host_backend.hpp"
 
 #include <layout/cuda/algorithms.hpp>
@@ -634,7 +638,10 @@ int compare_graphs(const system& s, const options& o) {
     return with_types(o, go);
 }
 
-int run_gpu(const system& s, const options& o) {
+int run_gpu(const system& s, const options& o, const checkpoint_options& c = {}) {
+    if (o.graph_compare && c.any())
+        throw input_error("--graph-compare runs fresh simulations from the start: not with "
+                          "--checkpoint or --restart");
     int devices = 0;
     const cudaError_t e = cudaGetDeviceCount(&devices);
     if (e != cudaSuccess || devices == 0) {
@@ -646,8 +653,7 @@ int run_gpu(const system& s, const options& o) {
     if (o.graph_compare) return compare_graphs(s, o);
     auto go = [&]<class Real, class Layout>() {
         simulation<Real, Layout, device_backend> sim(s, o);
-        const auto th = sim.run();
-        sim.report(th, "gpu");
+        run_checkpointed(sim, c, o, s.box, "gpu");
         if (o.compare_raw) compare_raw(sim, o.layout.c_str(), o.raw_reps);
         return 0;
     };
@@ -658,10 +664,12 @@ int run_gpu(const system& s, const options& o) {
 
 int main(int argc, char** argv) {
     try {
-        const md::options o = md::parse_options(argc, argv);
+        md::checkpoint_options c;
+        std::vector<char*> rest = md::take_checkpoint_options(argc, argv, c);
+        const md::options o = md::parse_options(static_cast<int>(rest.size()), rest.data());
         const md::system s = md::load_start(o);
-        if (o.device == "gpu") return md::run_gpu(s, o);
-        return md::run_host(s, o);
+        if (o.device == "gpu") return md::run_gpu(s, o, c);
+        return md::run_host(s, o, c);
     } catch (const md::input_error& e) {
         std::fprintf(stderr, "md: error: %s\n", e.what());
         return 1;

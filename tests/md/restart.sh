@@ -15,10 +15,20 @@
 # multiple of 10 the restarted run rebuilds its lists at S and the straight run does not: the
 # same atoms and forces summed in another order, so the thermo is compared to MD_RESTART_TOL
 # (relative; default 0, bit for bit) and the checkpoints not at all.
+#
+# Across binaries (md's checkpoint restarting md_gpu, and the other way round): MD_B is the
+# binary of the restarted run (default MD), MD_A_OPTIONS options of the straight and first runs
+# only, MD_B_OPTIONS of the restarted run only (e.g. --device gpu on md_gpu's side). Exits 77
+# (skipped) where a run says that there is no CUDA device.
 set -euo pipefail
 
 md=$1 compare=$2 compare_checkpoint=$3 data=$4 work=$5 layout_a=$6 layout_b=$7
 shift 7
+md_b=${MD_B:-$md}
+# shellcheck disable=SC2206 # lists of options, split into words
+options_a=(${MD_A_OPTIONS:-})
+# shellcheck disable=SC2206
+options_b=(${MD_B_OPTIONS:-})
 at=${MD_RESTART_AT:-20}
 tol=${MD_RESTART_TOL:-0}
 total=40
@@ -28,22 +38,28 @@ mkdir -p "$work"
 cd "$work"
 common=(--data "$data/start.data" --digits 17 --thermo 5 --every 10 --no-timing "$@")
 
-run() { # name, then md's options; prints the output, fails with md
-    local name=$1
-    shift
-    if ! "$md" "${common[@]}" "$@" >"$name.out" 2>&1; then
+run() { # name, binary, then its options; prints the output, fails with the binary
+    local name=$1 binary=$2
+    shift 2
+    if ! "$binary" "${common[@]}" "$@" >"$name.out" 2>&1; then
         cat "$name.out"
+        if grep -q "no CUDA device" "$name.out"; then
+            echo "no CUDA device: GPU test skipped"
+            exit 77
+        fi
         echo "restart.sh: the $name run failed"
         exit 1
     fi
-    echo "---- $name: md ${common[*]} $*"
+    echo "---- $name: $(basename "$binary") ${common[*]} $*"
     cat "$name.out"
 }
 
-run straight --steps $total --layout "$layout_a" --checkpoint straight.h5 --checkpoint-every "$at"
-run first --steps "$at" --layout "$layout_a" --checkpoint half.h5 --checkpoint-every "$at"
-run restarted --steps $((total - at)) --layout "$layout_b" --restart half.h5 \
-    --checkpoint restarted.h5 --checkpoint-every "$at"
+run straight "$md" "${options_a[@]}" --steps $total --layout "$layout_a" \
+    --checkpoint straight.h5 --checkpoint-every "$at"
+run first "$md" "${options_a[@]}" --steps "$at" --layout "$layout_a" \
+    --checkpoint half.h5 --checkpoint-every "$at"
+run restarted "$md_b" "${options_b[@]}" --steps $((total - at)) --layout "$layout_b" \
+    --restart half.h5 --checkpoint restarted.h5 --checkpoint-every "$at"
 
 grep -q "^Restart: [0-9]* atoms of step $at from half.h5" restarted.out ||
     { echo "restart.sh: the restarted run does not say it restarted at step $at"; exit 1; }
