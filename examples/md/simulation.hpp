@@ -16,9 +16,9 @@
 /// do, recorded once by record() and replayed while the kernels' arguments (the key) are the
 /// same. The kernels and their order are the direct run's, so the thermo is too, bit for bit.
 ///
-/// Checkpoint and restart (checkpoint.hpp, with HDF5; md and md_gpu) go through two hooks that any backend
-/// has: after_step (called at the end of every step: writes the atoms) and start_at (run()
-/// continues from a step whose atoms the caller has put into atoms()).
+/// Checkpoint and restart (checkpoint.hpp, with HDF5; md and md_gpu) go through two hooks that
+/// any backend has: after_step (called at the end of every step: writes the atoms) and start_at
+/// (run() continues from a step whose atoms the caller has put into atoms()).
 #pragma once
 
 #include "kernels.hpp"
