@@ -318,10 +318,9 @@ std::vector<double> halo(const world& w, const options& o, const ghost_list& g,
                 std::span<const int>(rank, g.rank.size()));
     bytes.assign(static_cast<std::size_t>(w.size), 0);
     for (std::size_t k = 0; k < g.rank.size(); ++k)
-        bytes[static_cast<std::size_t>(g.rank[k])] +=
-            layout::mpi::wire_bytes_per_element_v<Particle, S>;
+        bytes[static_cast<std::size_t>(g.rank[k])] += S::wire_bytes;
     for (auto& b : bytes) b = (b + 15) / 16 * 16; // messages are padded to 16 bytes
-    auto gather = [&](int) { plan.template gather<S>(c); };
+    auto gather = [&](int) { S::gather(plan, c); };
     auto times = back_to_back ? time_batches(w, o, gather) : time_steps(w, o, gather);
     cudaFree(index);
     cudaFree(rank);
@@ -449,7 +448,6 @@ int main(int argc, char** argv) {
     }
     // Halo gathers: each row against NCCL moving the same bytes per peer in the same run.
     const ghost_list g = halo_exports(w, o);
-    using xyz = layout::mpi::fields<&Particle::x, &Particle::y, &Particle::z>;
     struct halo_row {
         std::string name;
         double seconds, wire, batched, batched_wire;
@@ -470,11 +468,11 @@ int main(int argc, char** argv) {
         halo_rows.push_back(r);
     };
     halo_pair("halo aos, all fields", std::type_identity<layout::cuda::aos_vector<Particle>>{},
-              layout::mpi::all_fields{});
+              all_fields{});
     halo_pair("halo soa, all fields", std::type_identity<layout::cuda::soa_vector<Particle>>{},
-              layout::mpi::all_fields{});
+              all_fields{});
     halo_pair("halo aosoa32, all fields", std::type_identity<layout::cuda::aosoa<Particle, 32>>{},
-              layout::mpi::all_fields{});
+              all_fields{});
     halo_pair("halo soa, x y z", std::type_identity<layout::cuda::soa_vector<Particle>>{}, xyz{});
     if (w.rank == 0) {
         std::printf(

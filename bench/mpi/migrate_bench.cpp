@@ -16,15 +16,12 @@ int main(int argc, char** argv) {
 
     const double raw = median_of_max(raw_alltoallv(o, steps));
     auto none = [](auto&) {};
-    auto run_all = [&](auto c) {
-        return median_of_max(library<layout::mpi::all_fields>(o, steps, c, none));
-    };
+    auto run_all = [&](auto c) { return median_of_max(library<all_fields>(o, steps, c, none)); };
     const auto init = initial(o.n, rank);
     const double aos = run_all(layout::aos_vector<Particle>(init.begin(), init.end()));
     const double soa = run_all(layout::soa_vector<Particle>(init.begin(), init.end()));
     const double aosoa = run_all(layout::aosoa<Particle, 32>(init.begin(), init.end()));
     layout::soa_vector<Particle> xyz_src(init.begin(), init.end());
-    using xyz = layout::mpi::fields<&Particle::x, &Particle::y, &Particle::z>;
     const double soa_xyz = median_of_max(library<xyz>(o, steps, xyz_src, none));
 
     if (rank == 0) {
@@ -32,14 +29,10 @@ int main(int argc, char** argv) {
                     "step, %d steps (median of the slowest rank)\n",
                     size, o.n, moved, o.fraction * 100, o.steps);
         print_row("raw_alltoallv (AoS)", raw, raw, o.n, moved, sizeof(Particle));
-        print_row("layout aos", aos, raw, o.n, moved,
-                  layout::mpi::wire_bytes_per_element_v<Particle>);
-        print_row("layout soa", soa, raw, o.n, moved,
-                  layout::mpi::wire_bytes_per_element_v<Particle>);
-        print_row("layout aosoa32", aosoa, raw, o.n, moved,
-                  layout::mpi::wire_bytes_per_element_v<Particle>);
-        print_row("layout soa, x y z only", soa_xyz, raw, o.n, moved,
-                  layout::mpi::wire_bytes_per_element_v<Particle, xyz>);
+        print_row("layout aos", aos, raw, o.n, moved, all_fields::wire_bytes);
+        print_row("layout soa", soa, raw, o.n, moved, all_fields::wire_bytes);
+        print_row("layout aosoa32", aosoa, raw, o.n, moved, all_fields::wire_bytes);
+        print_row("layout soa, x y z only", soa_xyz, raw, o.n, moved, xyz::wire_bytes);
     }
     MPI_Finalize();
 }

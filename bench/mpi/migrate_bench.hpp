@@ -133,8 +133,35 @@ inline std::vector<double> raw_alltoallv(const options& o,
     return times;
 }
 
-/// The library on a container C: update + migrate per step. S: the travelling fields (all, or a
-/// subset into a separate container). Returns seconds per step.
+/// The travelling fields, named with the plans' keys (none: every field), as one type that the
+/// generic helpers below take: migrate / gather through a plan, and the bytes per element on the
+/// wire.
+template <auto... Keys>
+struct fields_by_keys {
+    static constexpr std::size_t wire_bytes = layout::mpi::wire_bytes_v<Particle, Keys...>;
+    /// Every field: in place; a subset: into out (what does not travel would be lost in place).
+    template <class Plan, class C>
+    static void migrate(Plan& plan, C& c, C& out) {
+        if constexpr (sizeof...(Keys) == 0) {
+            plan.migrate(c);
+        } else {
+            plan.template migrate<Keys...>(c, out);
+        }
+    }
+    template <class Plan, class C>
+    static void gather(Plan& plan, C& c) {
+        if constexpr (sizeof...(Keys) == 0) {
+            plan.gather(c);
+        } else {
+            plan.template gather<Keys...>(c);
+        }
+    }
+};
+using all_fields = fields_by_keys<>;
+using xyz = fields_by_keys<&Particle::x, &Particle::y, &Particle::z>;
+
+/// The library on a container C: update + migrate per step. S: the travelling fields, a
+/// fields_by_keys (all, or a subset into a separate container). Returns seconds per step.
 template <class S, class C, class Prepare>
 std::vector<double> library(const options& o, const std::vector<std::vector<int>>& plan_steps, C& c,
                             Prepare prepare, std::size_t* wire_bytes = nullptr) {
@@ -147,17 +174,13 @@ std::vector<double> library(const options& o, const std::vector<std::vector<int>
         MPI_Barrier(MPI_COMM_WORLD);
         const double t0 = MPI_Wtime();
         plan.update(d);
-        if constexpr (std::is_same_v<S, layout::mpi::all_fields>) {
-            plan.migrate(c);
-        } else {
-            plan.template migrate<S>(c, out);
-        }
+        S::migrate(plan, c, out);
 #if defined(__CUDACC__)
         if constexpr (!C::memory_type::host_accessible) cudaDeviceSynchronize();
 #endif
         const double t1 = MPI_Wtime();
         if (step > 0) times.push_back(t1 - t0);
-        if (wire_bytes) *wire_bytes = layout::mpi::wire_bytes_per_element_v<Particle, S>;
+        if (wire_bytes) *wire_bytes = S::wire_bytes;
     }
     return times;
 }

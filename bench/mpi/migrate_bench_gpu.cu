@@ -99,7 +99,7 @@ std::vector<double> raw_device(const options& o, const std::vector<std::vector<i
 
 /// Halo gathers through one plan: each rank exports fraction * n of its n elements (spread over
 /// the other ranks) and refreshes those ghosts every step; seconds per gather (the transport's
-/// throughput, without migration's planning). Only `S`'s fields travel.
+/// throughput, without migration's planning). Only `S`'s fields travel (a fields_by_keys).
 template <class S, class C, class Prepare>
 std::vector<double> halo_gathers(const options& o, C& c, Prepare prepare) {
     int rank = 0, size = 1;
@@ -118,7 +118,7 @@ std::vector<double> halo_gathers(const options& o, C& c, Prepare prepare) {
     for (int step = 0; step <= o.steps; ++step) {
         MPI_Barrier(MPI_COMM_WORLD);
         const double t0 = MPI_Wtime();
-        plan.template gather<S>(c);
+        S::gather(plan, c);
         cudaDeviceSynchronize();
         const double t1 = MPI_Wtime();
         if (step > 0) times.push_back(t1 - t0);
@@ -147,8 +147,7 @@ int main(int argc, char** argv) {
     for (int r : steps[0]) moved += r != rank;
     const auto init = initial(o.n, rank);
     const bool aware = layout::mpi::cuda_aware_mpi();
-    using xyz = layout::mpi::fields<&Particle::x, &Particle::y, &Particle::z>;
-    constexpr std::size_t all = layout::mpi::wire_bytes_per_element_v<Particle>;
+    constexpr std::size_t all = all_fields::wire_bytes;
 
     struct row {
         std::string name;
@@ -188,57 +187,49 @@ int main(int argc, char** argv) {
             layout::cuda::aos_vector<Particle> c =
                 layout::aos_vector<Particle>(init.begin(), init.end());
             rows.push_back({"layout aos" + tag,
-                            median_of_max(library<layout::mpi::all_fields>(o, steps, c, prepare)),
-                            all});
+                            median_of_max(library<all_fields>(o, steps, c, prepare)), all});
         }
         {
             layout::cuda::soa_vector<Particle> c =
                 layout::aos_vector<Particle>(init.begin(), init.end());
             rows.push_back({"layout soa" + tag,
-                            median_of_max(library<layout::mpi::all_fields>(o, steps, c, prepare)),
-                            all});
+                            median_of_max(library<all_fields>(o, steps, c, prepare)), all});
         }
         {
             layout::cuda::aosoa<Particle, 32> c =
                 layout::aos_vector<Particle>(init.begin(), init.end());
             rows.push_back({"layout aosoa32" + tag,
-                            median_of_max(library<layout::mpi::all_fields>(o, steps, c, prepare)),
-                            all});
+                            median_of_max(library<all_fields>(o, steps, c, prepare)), all});
         }
         {
             layout::cuda::soa_vector<Particle> c =
                 layout::aos_vector<Particle>(init.begin(), init.end());
             rows.push_back({"layout soa xyz" + tag,
-                            median_of_max(library<xyz>(o, steps, c, prepare)),
-                            layout::mpi::wire_bytes_per_element_v<Particle, xyz>});
+                            median_of_max(library<xyz>(o, steps, c, prepare)), xyz::wire_bytes});
         }
         {
             layout::cuda::aos_vector<Particle> c =
                 layout::aos_vector<Particle>(init.begin(), init.end());
             halo_rows.push_back(
-                {"halo aos" + tag,
-                 median_of_max(halo_gathers<layout::mpi::all_fields>(o, c, prepare)), all});
+                {"halo aos" + tag, median_of_max(halo_gathers<all_fields>(o, c, prepare)), all});
         }
         {
             layout::cuda::soa_vector<Particle> c =
                 layout::aos_vector<Particle>(init.begin(), init.end());
             halo_rows.push_back(
-                {"halo soa" + tag,
-                 median_of_max(halo_gathers<layout::mpi::all_fields>(o, c, prepare)), all});
+                {"halo soa" + tag, median_of_max(halo_gathers<all_fields>(o, c, prepare)), all});
         }
         {
             layout::cuda::aosoa<Particle, 32> c =
                 layout::aos_vector<Particle>(init.begin(), init.end());
-            halo_rows.push_back(
-                {"halo aosoa32" + tag,
-                 median_of_max(halo_gathers<layout::mpi::all_fields>(o, c, prepare)), all});
+            halo_rows.push_back({"halo aosoa32" + tag,
+                                 median_of_max(halo_gathers<all_fields>(o, c, prepare)), all});
         }
         {
             layout::cuda::soa_vector<Particle> c =
                 layout::aos_vector<Particle>(init.begin(), init.end());
             halo_rows.push_back({"halo soa xyz" + tag,
-                                 median_of_max(halo_gathers<xyz>(o, c, prepare)),
-                                 layout::mpi::wire_bytes_per_element_v<Particle, xyz>});
+                                 median_of_max(halo_gathers<xyz>(o, c, prepare)), xyz::wire_bytes});
         }
     }
     if (rank == 0) {

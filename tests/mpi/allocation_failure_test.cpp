@@ -151,13 +151,13 @@ TEST(AllocationFailure, Halo) {
     every_allocation_fails_in_turn<C>(
         [&] {
             C c = fresh();
-            halo[0].gather<layout::mpi::fields<&Particle::kind>>(c);
+            halo[0].gather<&Particle::kind>(c);
             return c;
         },
-        [&](C& c) { halo[0].scatter_add<layout::mpi::fields<&Particle::id>>(c); });
+        [&](C& c) { halo[0].scatter_add<&Particle::id>(c); });
     every_allocation_fails_in_turn<C>(fresh, [&](C& c) {
         layout::mpi::halo_plan h(MPI_COMM_WORLD, n, index, rank);
-        h.gather<layout::mpi::fields<&Particle::pos>>(c);
+        h.gather<&Particle::pos>(c);
     });
 }
 

@@ -112,7 +112,6 @@ void matches_the_host_plan(Transport transport, cudaStream_t stream, const char*
         mpi_test::expect_elements(got, std::vector<Particle>(model.begin(), model.end()), what);
     }
     // New positions on the owners; only they travel, twice (the second gather reuses all).
-    using pos = layout::mpi::fields<&Particle::pos>;
     for (int round = 0; round < 2; ++round) {
         host<lp::aos> moved = start;
         for (std::size_t i = 0; i < owned; ++i) {
@@ -121,11 +120,11 @@ void matches_the_host_plan(Transport transport, cudaStream_t stream, const char*
             moved[i] = p;
         }
         for (std::size_t i = 0; i < owned; ++i) model[i] = moved[i];
-        host_plan.gather<pos>(model);
+        host_plan.gather<&Particle::pos>(model);
         const host<Layout> owned_part = moved;
         const typename device<Layout>::view_type owned_view(c.view().storage(), owned);
         layout::cuda::copy(owned_part.view(), owned_view, s);
-        halo.template gather<pos>(c);
+        halo.template gather<&Particle::pos>(c);
         const host<lp::aos> got = c;
         mpi_test::expect_elements(got, std::vector<Particle>(model.begin(), model.end()), what);
     }
@@ -161,7 +160,7 @@ TEST_F(device_halo, repeated_gathers_allocate_nothing) {
         halo.gather(c);
         const std::size_t warm = halo.allocations();
         for (int step = 0; step < 5; ++step)
-            halo.template gather<layout::mpi::fields<&Particle::pos, &Particle::mass>>(c);
+            halo.template gather<&Particle::pos, &Particle::mass>(c);
         EXPECT_EQ(halo.allocations(), warm) << name;
     });
 }

@@ -165,16 +165,15 @@ TEST_F(mpi_device, a_subset_of_fields_travels_from_and_to_the_device) {
     const std::size_t n = 3000;
     const auto start = elements(33, rank, n);
     const auto d = destinations(rank, size, n, 34);
-    using pos = layout::mpi::fields<&Particle::pos, &Particle::tag>;
     for (const auto path : paths()) {
         layout::mpi::migration_plan host_plan(MPI_COMM_WORLD, d);
         host<lp::soa> expected;
-        host_plan.migrate<pos>(start, expected);
+        host_plan.migrate<&Particle::pos, &Particle::tag>(start, expected);
         layout::mpi::migration_plan plan(MPI_COMM_WORLD, d);
         mpi_device::take(plan, path);
         const device<lp::aos> src = start;
         device<lp::soa> dst;
-        plan.migrate<pos>(src, dst);
+        plan.migrate<&Particle::pos, &Particle::tag>(src, dst);
         const host<lp::aos> got = dst;
         mpi_test::expect_elements(got, std::vector<Particle>(expected.begin(), expected.end()),
                                   name(path));
@@ -290,7 +289,6 @@ TEST_F(mpi_device, halo_gather_and_scatter_add_of_device_containers_match_the_ho
         p.pos = {0.25f * static_cast<float>(i % 7), 1.5f, -0.5f};
         start[i] = p;
     }
-    using forces = layout::mpi::fields<&Particle::pos, &Particle::mass>;
     for (const auto path : paths()) {
         layout::mpi::halo_plan host_plan(MPI_COMM_WORLD, owned, index, ranks);
         host<lp::soa> expected = start;
@@ -303,7 +301,7 @@ TEST_F(mpi_device, halo_gather_and_scatter_add_of_device_containers_match_the_ho
             expected[j] = p;
         }
         const host<lp::soa> contributions = expected;
-        host_plan.scatter_add<forces>(expected);
+        host_plan.scatter_add<&Particle::pos, &Particle::mass>(expected);
 
         layout::mpi::halo_plan plan(MPI_COMM_WORLD, owned, index, ranks);
         mpi_device::take(plan, path);
@@ -318,7 +316,7 @@ TEST_F(mpi_device, halo_gather_and_scatter_add_of_device_containers_match_the_ho
                                       "device gather");
         }
         c = contributions;
-        plan.scatter_add<forces>(c);
+        plan.scatter_add<&Particle::pos, &Particle::mass>(c);
         ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
         const host<lp::aos> got = c;
         mpi_test::expect_elements(got, std::vector<Particle>(expected.begin(), expected.end()),

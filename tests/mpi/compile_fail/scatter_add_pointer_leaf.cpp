@@ -8,5 +8,5 @@ struct P {
 };
 
 void f(layout::mpi::halo_plan& halo, layout::soa_vector<P>& c) {
-    halo.scatter_add<layout::mpi::fields<&P::x, &P::name>>(c);
+    halo.scatter_add<&P::x, &P::name>(c);
 }
