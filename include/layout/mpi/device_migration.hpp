@@ -123,7 +123,10 @@ public:
                  "destination field is migrate_by<Key>(c) (a nested one: "
                  "migrate_by<layout::path<...>>(c))")]] void
     migrate(C& c) {
-        migrate_by<layout::path<Key, Rest...>>(c);
+        // Through a constant: as a template argument, nvcc's front end writes layout::path<...>
+        // back unqualified, and the host compiler then finds layout::mpi::path.
+        constexpr auto key = layout::path<Key, Rest...>;
+        migrate_by<key>(c);
     }
 
     /// The last migration: elements sent to other ranks, received from them, kept here.
