@@ -15,10 +15,9 @@
 /// without padding; only the message's end is padded to 16 bytes. Bytes per element are exactly
 /// the sizes of the travelling leaves: no struct padding, no leaf that does not travel.
 ///
-/// MPI's own spellings of before (layout::mpi::fields, select, path, all_fields) still compile,
-/// with the same meaning and the same wire format; they are deprecated and go in the next
-/// release. Their [[deprecated]] warnings are opt-in for this release (define
-/// LAYOUT_MPI_WARN_DEPRECATED): programs built with -Werror keep building until they move.
+/// MPI's own spellings of before (layout::mpi::fields, select, path, all_fields,
+/// wire_bytes_per_element_v) still compile, with the same meaning and the same wire format; they
+/// are deprecated (a compiler warning that names the replacement) and go in the next release.
 #pragma once
 
 #include "../config.hpp"
@@ -32,12 +31,6 @@
 #include <cstdint>
 #include <utility>
 
-#if defined(LAYOUT_MPI_WARN_DEPRECATED)
-#  define LAYOUT_MPI_DEPRECATED(message) [[deprecated(message)]]
-#else
-#  define LAYOUT_MPI_DEPRECATED(message)
-#endif
-
 namespace layout::mpi {
 namespace detail {
 
@@ -47,38 +40,45 @@ template <auto... Keys>
 struct keys {};
 using every_leaf = keys<>;
 
-/// The deprecated spellings' types (layout::mpi::path, select, below).
+/// What the deprecated spellings (below) stand for: a path of keys, a selection of paths.
 template <auto... Keys>
-struct mpi_path {
-    static_assert(sizeof...(Keys) >= 1, "layout: mpi::path needs at least one key, e.g. "
-                                        "path<&Particle::pos>");
-};
+struct mpi_path {};
 template <class... Paths>
 struct mpi_select {};
 
 } // namespace detail
 
+// The deprecated spellings are class templates, not alias templates: clang (14, 15) ignores
+// [[deprecated]] on an alias template, and its users would never see the warning. The plans
+// reach what each stands for through its member type, never naming the deprecated template.
+
 /// Deprecated: a nested member is layout::path<&P::pos, &Vec3::x>, a key like any other.
 template <auto... Keys>
-using path LAYOUT_MPI_DEPRECATED("layout::mpi::path is deprecated: name the fields with the "
-                                 "core's keys, layout::path<...> for a nested member "
-                                 "(plan.migrate<layout::path<&P::pos, &Vec3::x>>(c))") =
-    detail::mpi_path<Keys...>;
+struct [[deprecated("layout::mpi::path is deprecated: name the fields with the core's keys, "
+                    "layout::path<...> for a nested member "
+                    "(plan.migrate<layout::path<&P::pos, &Vec3::x>>(c))")]] path {
+    static_assert(sizeof...(Keys) >= 1, "layout: mpi::path needs at least one key, e.g. "
+                                        "path<&Particle::pos>");
+    using path_type = detail::mpi_path<Keys...>;
+};
 
 /// Deprecated: the plans take the keys themselves (plan.migrate<&P::pos, &P::id>(c)).
 template <class... Paths>
-using select LAYOUT_MPI_DEPRECATED("layout::mpi::select is deprecated: pass the keys to the plan "
-                                   "(plan.migrate<&P::pos, layout::path<&P::v, &Vec3::x>>(c))") =
-    detail::mpi_select<Paths...>;
+struct [[deprecated("layout::mpi::select is deprecated: pass the keys to the plan "
+                    "(plan.migrate<&P::pos, layout::path<&P::v, &Vec3::x>>(c))")]] select {
+    using selection_type = detail::mpi_select<Paths...>;
+};
 
 /// Deprecated: the plans take the keys themselves (halo.gather<&P::pos, &P::id>(c)).
 template <auto... Keys>
-using fields LAYOUT_MPI_DEPRECATED("layout::mpi::fields is deprecated: pass the keys to the plan "
-                                   "(halo.gather<&P::pos, &P::id>(c))") = detail::keys<Keys...>;
+struct [[deprecated("layout::mpi::fields is deprecated: pass the keys to the plan "
+                    "(halo.gather<&P::pos, &P::id>(c))")]] fields {
+    using selection_type = detail::keys<Keys...>;
+};
 
 /// Deprecated: every leaf travels when no key is named (plan.migrate(c)).
-using all_fields LAYOUT_MPI_DEPRECATED("layout::mpi::all_fields is deprecated: name no field "
-                                       "(plan.migrate(c))") = detail::every_leaf;
+using all_fields [[deprecated("layout::mpi::all_fields is deprecated: name no field "
+                              "(plan.migrate(c))")]] = detail::every_leaf;
 
 namespace detail {
 
@@ -103,16 +103,18 @@ constexpr std::pair<std::size_t, std::size_t> path_leaves() {
     }
 }
 
+/// A deprecated layout::mpi::path: what it stands for.
 template <class T, class Path>
-struct path_range;
+struct path_range : path_range<T, typename Path::path_type> {};
 template <class T, auto... Keys>
 struct path_range<T, mpi_path<Keys...>> {
     static constexpr auto value = path_leaves<T, Keys...>();
 };
 
-/// travels[l]: whether leaf l of T travels under the selection S.
+/// travels[l]: whether leaf l of T travels under the selection S (a deprecated spelling: under
+/// what it stands for).
 template <class T, class S>
-struct selection;
+struct selection : selection<T, typename S::selection_type> {};
 
 template <class T, auto... Keys>
 struct selection<T, keys<Keys...>> {
@@ -212,9 +214,8 @@ inline constexpr std::size_t wire_bytes_v =
 /// Deprecated: wire_bytes_v<T, Keys...>. The same, with the fields as one of the deprecated
 /// spellings (fields<...>, select<...>, all_fields).
 template <class T, class S = detail::every_leaf>
-LAYOUT_MPI_DEPRECATED("layout::mpi::wire_bytes_per_element_v is deprecated: use "
-                      "layout::mpi::wire_bytes_v<T, Keys...>")
-inline constexpr std::size_t wire_bytes_per_element_v =
-    detail::wire_format<T, S>::bytes_per_element;
+[[deprecated("layout::mpi::wire_bytes_per_element_v is deprecated: use "
+             "layout::mpi::wire_bytes_v<T, Keys...>")]] inline constexpr std::size_t
+    wire_bytes_per_element_v = detail::wire_format<T, S>::bytes_per_element;
 
 } // namespace layout::mpi

@@ -1,8 +1,7 @@
 // Positive control for the layout::mpi must-not-compile tests: the same command (with MPI's
 // include path) on code that must compile, so a broken include path cannot make them pass.
-// The core's keys on every plan operation compile with the deprecation warnings on, as errors.
+// The core's keys on every plan operation compile with the deprecation warnings as errors.
 // expected: compiles
-#define LAYOUT_MPI_WARN_DEPRECATED
 #include <layout/mpi/mpi.hpp>
 
 #pragma GCC diagnostic error "-Wdeprecated-declarations"
