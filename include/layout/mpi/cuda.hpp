@@ -324,7 +324,7 @@ struct transport<layout::cuda::device_memory> {
         with_wire_leaves<T, S>([&]<std::size_t... K>(std::index_sequence<K...>) {
             static_assert((std::is_arithmetic_v<leaf_t<T, W::leaves[K]>> && ...),
                           "layout: mpi::halo_plan::scatter_add adds the travelling leaves; "
-                          "select only arithmetic ones (e.g. mpi::fields<&Particle::force>)");
+                          "select only arithmetic ones (e.g. scatter_add<&Particle::force>)");
             add_kernel<T, S, L, M, K...>
                 <<<grid, layout::extension::cuda::block_size, 0, st.stream>>>(
                     dst, reinterpret_cast<const std::size_t*>(st.owner_offsets.data()),

@@ -10,8 +10,8 @@
 ///     layout::mpi::migration_plan plan(MPI_COMM_WORLD, destinations);  // one rank per element
 ///     plan.migrate(particles);                                         // any layout
 ///     layout::mpi::halo_plan halo(MPI_COMM_WORLD, owned, export_indices, export_ranks);
-///     halo.gather<layout::mpi::fields<&P::pos>>(particles);           // ghosts after owned
-///     halo.scatter_add<layout::mpi::fields<&P::force>>(particles);     // back to the owners
+///     halo.gather<&P::pos>(particles);                                 // ghosts after owned
+///     halo.scatter_add<&P::force>(particles);                          // back to the owners
 #pragma once
 
 // LAYOUT_WITH_MPI: the build linked layout::mpi. <mpi.h> reachable without it: mpicxx, or MPI's

@@ -104,7 +104,7 @@ void add_travelling(const DS& d, const SS& s, std::size_t n, To to) {
     [&]<std::size_t... K>(std::index_sequence<K...>) {
         static_assert((std::is_arithmetic_v<leaf_t<T, W::leaves[K]>> && ...),
                       "layout: mpi::halo_plan::scatter_add adds the travelling leaves; select only "
-                      "arithmetic ones (e.g. mpi::fields<&Particle::force>)");
+                      "arithmetic ones (e.g. scatter_add<&Particle::force>)");
         for (std::size_t i = 0; i < n; ++i) {
             const auto to_cursor = d.at(to(i));
             const auto from_cursor = s.at(i);
