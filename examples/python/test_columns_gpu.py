@@ -32,13 +32,6 @@ faulthandler.enable()
 
 SKIP = 77
 
-if len(sys.argv) > 1:
-    sys.path.insert(0, sys.argv[1])
-import layout_columns as lc  # noqa: E402
-
-if not lc.has_cuda:
-    print("SKIP: layout_columns was built without CUDA")
-    sys.exit(SKIP)
 
 KDLCUDA = 2
 
@@ -268,8 +261,19 @@ def check_capsules(xp):
     assert lc.live_containers() == before, "the capsule gone, the container must go"
 
 
+# The consumers first, then the module: on the GPU machine (pip's pybind11 3.1.0, NumPy 2.5.2),
+# importing layout_columns before ml_dtypes 0.6.0 (which CuPy imports) or PyTorch 2.11 crashes
+# them inside their own pybind11 code; the other order works. Not understood yet (the module's
+# pybind11 internals ID, v12, is not theirs): see bench/results/gpu-2026-11-27-d.
 print("python.columns_gpu: importing CuPy and PyTorch", flush=True)
 found, why = consumers()
+if len(sys.argv) > 1:
+    sys.path.insert(0, sys.argv[1])
+import layout_columns as lc  # noqa: E402
+
+if not lc.has_cuda:
+    print("SKIP: layout_columns was built without CUDA")
+    sys.exit(SKIP)
 if not found:
     print("SKIP: no GPU consumer (%s)" % "; ".join(why))
     sys.exit(SKIP)
