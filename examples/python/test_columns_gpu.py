@@ -263,8 +263,9 @@ def check_capsules(xp):
 
 # The consumers first, then the module: on the GPU machine (pip's pybind11 3.1.0, NumPy 2.5.2),
 # importing layout_columns before ml_dtypes 0.6.0 (which CuPy imports) or PyTorch 2.11 crashes
-# them inside their own pybind11 code; the other order works. Not understood yet (the module's
-# pybind11 internals ID, v12, is not theirs): see bench/results/gpu-2026-11-27-d.
+# them inside their own pybind11 code; the other order works. Not understood yet (not shared
+# pybind11 internals; the module's exported symbols are the suspect, now limited to its entry
+# point, not re-measured): see bench/results/gpu-2026-11-27-d.
 print("python.columns_gpu: importing CuPy and PyTorch", flush=True)
 found, why = consumers()
 if len(sys.argv) > 1:
