@@ -100,11 +100,6 @@ public:
                      message_bytes(bytes_per_element, out[k].count));
     }
 
-    void swap(message_layout& o) noexcept {
-        out_bytes_.swap(o.out_bytes_);
-        in_bytes_.swap(o.in_bytes_);
-    }
-
 private:
     std::vector<std::size_t> out_bytes_, in_bytes_;
 };

@@ -79,8 +79,8 @@ public:
         std::swap(rank_, o.rank_);
         std::swap(size_, o.size_);
         std::swap(id_, o.id_);
-        order_.swap(o.order_);
-        layout_.swap(o.layout_);
+        std::swap(order_, o.order_); // plain values: their moves are the swap
+        std::swap(layout_, o.layout_);
         messages_.swap(o.messages_);
         host_send_.swap(o.host_send_);
         host_recv_.swap(o.host_recv_);

@@ -165,25 +165,6 @@ public:
     /// Source element of each sent item, by rank then source order.
     const std::vector<std::size_t>& order() const noexcept { return order_; }
 
-    void swap(plan_order& o) noexcept {
-        std::swap(me_, o.me_);
-        std::swap(size_, o.size_);
-        std::swap(neighbour_mode_, o.neighbour_mode_);
-        ranks_.swap(o.ranks_);
-        std::swap(self_slot_, o.self_slot_);
-        std::swap(version_, o.version_);
-        slot_counts_.swap(o.slot_counts_);
-        peer_counts_.swap(o.peer_counts_);
-        item_slots_.swap(o.item_slots_);
-        order_.swap(o.order_);
-        sends_.swap(o.sends_);
-        recvs_.swap(o.recvs_);
-        std::swap(send_total_, o.send_total_);
-        std::swap(recv_total_, o.recv_total_);
-        std::swap(source_size_, o.source_size_);
-        requests_.swap(o.requests_);
-    }
-
 private:
     std::size_t slot_of(int r) const {
         if (!neighbour_mode_) return static_cast<std::size_t>(r);
