@@ -12,13 +12,14 @@
 /// device-planned plans' transport types (device_transport.hpp): cuda_aware_transport where the
 /// MPI library says it is CUDA-aware (Open MPI's MPIX_Query_cuda_support()), else
 /// staged_transport (pinned host buffers), or nccl_transport after use_nccl (nccl.hpp); start
-/// prepares and posts them, finish waits. The kernels and copies run on the plan's stream (the
-/// container's stream, unless set_stream chose one): start waits for the packing before it
-/// sends; finish queues the unpacking and returns, so work queued after it on that stream sees
-/// the elements. scatter_add sums each owner's contributions in one thread, in ghost order:
-/// no atomics, the same bits every run. Packing (buffers, kernels, staging) comes before the
-/// plans' agreement, so a device error there makes every rank throw (error.hpp); an error while
-/// unpacking comes after all messages arrived, so it leaves no rank waiting: that rank throws.
+/// prepares and posts them, finish waits. The kernels and copies run on the exchange's stream
+/// (the container's; a view's, the default one; unless set_stream chose one): start waits for
+/// the packing before it sends; finish queues the unpacking and returns, so work queued after
+/// it on that stream sees the elements. scatter_add sums each owner's contributions in one
+/// thread, in ghost order: no atomics, the same bits every run. Packing (buffers, kernels,
+/// staging) comes before the plans' agreement, so a device error there makes every rank throw
+/// (error.hpp); an error while unpacking comes after all messages arrived, so it leaves no rank
+/// waiting: that rank throws.
 #pragma once
 
 #if !defined(__CUDACC__)
@@ -42,6 +43,7 @@
 
 #include <cstddef>
 #include <memory>
+#include <optional>
 #include <stdexcept>
 #include <type_traits>
 #include <utility>
@@ -72,8 +74,8 @@ struct device_state {
         segments;
     std::int64_t order_version = -1, owners_version = -1;
     std::size_t owner_count = 0;
-    cudaStream_t stream = 0;
-    bool stream_chosen = false; // by set_stream; else each exchange takes its container's
+    std::optional<cudaStream_t> chosen; // set_stream's, for every exchange
+    cudaStream_t stream{};              // the exchange in flight's (choose_stream, at its start)
     device_path path = device_path::automatic;
     any_transport staged, cuda_aware, nccl; // nccl: set by use_nccl
     any_transport* in_flight = nullptr;     // the transport of the exchange started, if any
@@ -211,12 +213,18 @@ decltype(auto) with_wire_leaves(F&& f) {
 /// Device containers: pack on the GPU, then MPI on device buffers or through pinned ones.
 template <>
 struct transport<layout::cuda::device_memory> {
-    /// An exchange of a container runs on the container's stream, unless set_stream chose one:
-    /// a plan on the legacy stream is unordered with a container on a non-blocking stream.
+    /// The stream of an exchange, fixed at its start: set_stream's, else a container's own (a
+    /// plan on the legacy stream is unordered with a container on a non-blocking stream), else
+    /// (views carry none) the default stream, as for the library's other operations on views.
     template <class C>
-    static void adopt_stream(pattern& p, const C& c) {
+    static void choose_stream(pattern& p, const C& c) {
         device_state& st = device_state_of(p);
-        if (!st.stream_chosen) st.stream = layout::cuda::native(c.stream());
+        if (st.chosen)
+            st.stream = *st.chosen;
+        else if constexpr (layout::extension::is_vector_v<C>)
+            st.stream = layout::cuda::native(c.stream());
+        else
+            st.stream = layout::cuda::native(layout::stream_ref{});
     }
 
     /// Packs on the GPU (and into the pinned buffers, when staged); returns the buffers for
@@ -384,13 +392,10 @@ bool uses_cuda_aware_path(Plan& plan) {
 }
 
 /// The stream on which the plan packs and unpacks device memory. Without it, an exchange of a
-/// container runs on the container's stream, and an exchange of views on the stream of the
-/// plan's last container exchange (the legacy default stream before any).
+/// container runs on the container's stream, and an exchange of views on the default stream.
 template <class Plan>
 void set_stream(Plan& plan, cudaStream_t stream) {
-    auto& st = detail::device_state_of(plan.pattern());
-    st.stream = stream;
-    st.stream_chosen = true;
+    detail::device_state_of(plan.pattern()).chosen = stream;
 }
 
 } // namespace layout::mpi

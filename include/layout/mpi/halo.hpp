@@ -95,7 +95,7 @@ public:
             if constexpr (container)
                 if (local.problem.empty()) c.reserve(owned_ + ghost_count());
         });
-        detail::adopt_stream<detail::memory_of_t<C>>(pattern_, c);
+        detail::choose_stream<detail::memory_of_t<C>>(pattern_, c);
         const auto v = layout::extension::as_view(c);
         using V = decltype(v);
         detail::start_exchange<S, detail::memory_of_t<C>>(
@@ -126,7 +126,7 @@ public:
     void start_scatter_add(C&& c) {
         detail::local_outcome local;
         local.run([&] { local.problem = check_size(c.size(), false, "scatter_add"); });
-        detail::adopt_stream<detail::memory_of_t<C>>(pattern_, c);
+        detail::choose_stream<detail::memory_of_t<C>>(pattern_, c);
         const auto v = layout::extension::as_view(c);
         using V = decltype(v);
         detail::start_exchange<S, detail::memory_of_t<C>>(

@@ -198,7 +198,7 @@ private:
         const auto v = layout::extension::as_view(src);
         using T = typename decltype(v)::value_type;
         local.run([&] { local.problem = size_problem(v.size()); });
-        detail::adopt_stream<detail::memory_of_t<Src>>(pattern_, src);
+        detail::choose_stream<detail::memory_of_t<Src>>(pattern_, src);
         detail::start_exchange<S, detail::memory_of_t<Src>>(
             pattern_, detail::operation::migrate, detail::direction::forward,
             layout::view<const T, typename decltype(v)::layout_type,

@@ -216,13 +216,12 @@ void move_stayers(const pattern& p, const St& t) {
 template <class X>
 using memory_of_t = typename std::remove_cvref_t<X>::memory_type;
 
-/// Before an exchange of a container: transports of memory with streams (device memory) run it
-/// on the container's stream unless the plan was given one. Views carry no stream.
+/// Before an exchange of a container or view: transports of memory with streams (device
+/// memory) fix the stream it runs on (transport::choose_stream).
 template <class Memory, class C>
-void adopt_stream(pattern& p, const C& c) {
-    if constexpr (layout::extension::is_vector_v<std::remove_cvref_t<C>> &&
-                  requires { transport<Memory>::adopt_stream(p, c); })
-        transport<Memory>::adopt_stream(p, c);
+void choose_stream(pattern& p, const C& c) {
+    if constexpr (requires { transport<Memory>::choose_stream(p, c); })
+        transport<Memory>::choose_stream(p, c);
 }
 
 /// First half of an exchange: pack (local: the buffers grow, the messages are written), agree
