@@ -239,16 +239,15 @@ def check_capsules(xp):
     assert lc.live_containers() == before, "the capsule gone, the container must go"
 
 
-# The consumers first, then the module: on the GPU machine (pip's pybind11 3.1.0, NumPy 2.5.2),
-# importing layout_columns before ml_dtypes 0.6.0 (which CuPy imports) or PyTorch 2.11 crashes
-# them inside their own pybind11 code; the other order works. Not understood yet (not shared
-# pybind11 internals; the module's exported symbols are the suspect, now limited to its entry
-# point, not re-measured): see bench/results/gpu-2026-11-27-d.
-print("python.columns_gpu: importing CuPy and PyTorch", flush=True)
-found, why = consumers()
+# The module first, then the consumers: the order that crashed ml_dtypes (CuPy imports it) and
+# PyTorch inside their own pybind11 code while the module exported the standard library's unique
+# symbols (see CMakeLists.txt's version script; bench/results/gpu-2026-11-27-e).
 if len(sys.argv) > 1:
     sys.path.insert(0, sys.argv[1])
 import layout_columns as lc  # noqa: E402
+
+print("python.columns_gpu: layout_columns imported; importing CuPy and PyTorch", flush=True)
+found, why = consumers()
 
 if not lc.has_cuda:
     print("SKIP: layout_columns was built without CUDA")

@@ -54,6 +54,34 @@ struct sorted_pairs {
     Index* perm;
 };
 
+/// The stable order of n keys on bits [begin_bit, end_bit), with CUB, from the double buffers
+/// as the caller filled them: keys (overwritten) and keys_alt, perm (perm[i] = i, written by the
+/// caller, often in the pass that wrote the keys) and perm_alt; the result says in which half
+/// each ended.
+template <class Index, class U>
+sorted_pairs<Index, U> sort_prepared_pairs(U* keys, U* keys_alt, Index* perm, Index* perm_alt,
+                                           std::size_t n, int begin_bit, int end_bit,
+                                           workspace& ws, cudaStream_t stream,
+                                           const char* function) {
+    layout::detail::check_index_type<Index>(function, n);
+    if (n == 0) return {keys, perm};
+    // n fits in Index (checked above): count in the matching unsigned width, so that CUB uses
+    // 32-bit offsets whenever 32-bit indices do.
+    using count_type = std::conditional_t<(sizeof(Index) <= 4), std::uint32_t, std::uint64_t>;
+    const auto count = static_cast<count_type>(n);
+    cub::DoubleBuffer<U> k(keys, keys_alt);
+    cub::DoubleBuffer<Index> v(perm, perm_alt);
+    std::size_t temp_bytes = 0;
+    check(cub::DeviceRadixSort::SortPairs(nullptr, temp_bytes, k, v, count, begin_bit, end_bit,
+                                          stream),
+          "cub::DeviceRadixSort::SortPairs");
+    void* temp = ws.bytes(workspace::slot::temp, temp_bytes);
+    check(cub::DeviceRadixSort::SortPairs(temp, temp_bytes, k, v, count, begin_bit, end_bit,
+                                          stream),
+          "cub::DeviceRadixSort::SortPairs");
+    return {k.Current(), v.Current()};
+}
+
 /// The stable order of n keys on bits [begin_bit, end_bit), with CUB: perm[i] = the old
 /// position of the i-th key in order. keys_writable: keys may be overwritten (they are the
 /// caller's to sort, or a copy); else they stay as they are and the sorted keys go to the
@@ -73,21 +101,13 @@ sorted_pairs<Index, U> sort_pairs(U* keys, bool keys_writable, std::size_t n, in
     using count_type = std::conditional_t<(sizeof(Index) <= 4), std::uint32_t, std::uint64_t>;
     const auto count = static_cast<count_type>(n);
     const unsigned grid = grid_size(n, block_size, function);
-    std::size_t temp_bytes = 0;
     if (keys_writable) {
         iota_kernel<<<grid, block_size, 0, stream>>>(perm, n);
         check_launch("layout::cuda::detail::iota_kernel");
-        cub::DoubleBuffer<U> k(keys, keys_alt);
-        cub::DoubleBuffer<Index> v(perm, perm_alt);
-        check(cub::DeviceRadixSort::SortPairs(nullptr, temp_bytes, k, v, count, begin_bit, end_bit,
-                                              stream),
-              "cub::DeviceRadixSort::SortPairs");
-        void* temp = ws.bytes(workspace::slot::temp, temp_bytes);
-        check(cub::DeviceRadixSort::SortPairs(temp, temp_bytes, k, v, count, begin_bit, end_bit,
-                                              stream),
-              "cub::DeviceRadixSort::SortPairs");
-        return {k.Current(), v.Current()};
+        return sort_prepared_pairs(keys, keys_alt, perm, perm_alt, n, begin_bit, end_bit, ws,
+                                   stream, function);
     }
+    std::size_t temp_bytes = 0;
     iota_kernel<<<grid, block_size, 0, stream>>>(perm_alt, n);
     check_launch("layout::cuda::detail::iota_kernel");
     check(cub::DeviceRadixSort::SortPairs(nullptr, temp_bytes, keys, keys_alt, perm_alt, perm,
@@ -110,19 +130,10 @@ sorted_pairs<Index, U> sort_pairs_in(U* keys, U* keys_alt, std::size_t n, int en
     Index* perm = perm_out ? perm_out : ws.get<Index>(workspace::slot::indices, n);
     Index* perm_alt = ws.get<Index>(workspace::slot::indices_alt, n);
     if (n == 0) return {keys, perm};
-    using count_type = std::conditional_t<(sizeof(Index) <= 4), std::uint32_t, std::uint64_t>;
-    const auto count = static_cast<count_type>(n);
     iota_kernel<<<grid_size(n, block_size, function), block_size, 0, stream>>>(perm, n);
     check_launch("layout::cuda::detail::iota_kernel");
-    cub::DoubleBuffer<U> k(keys, keys_alt);
-    cub::DoubleBuffer<Index> v(perm, perm_alt);
-    std::size_t temp_bytes = 0;
-    check(cub::DeviceRadixSort::SortPairs(nullptr, temp_bytes, k, v, count, 0, end_bit, stream),
-          "cub::DeviceRadixSort::SortPairs");
-    void* temp = ws.bytes(workspace::slot::temp, temp_bytes);
-    check(cub::DeviceRadixSort::SortPairs(temp, temp_bytes, k, v, count, 0, end_bit, stream),
-          "cub::DeviceRadixSort::SortPairs");
-    return {k.Current(), v.Current()};
+    return sort_prepared_pairs(keys, keys_alt, perm, perm_alt, n, 0, end_bit, ws, stream,
+                               function);
 }
 
 /// A permutation vector of n indices from the container's resource on its stream (the default
@@ -259,12 +270,16 @@ std::span<const Index> sort_by_key(C& c, workspace& ws) {
         detail::reorder_into_but<leaf>(c, to, sorted.perm, n, ws, s, function);
         return {sorted.perm, n};
     } else {
-        // A copy of the keys may be sorted in place; the container's own column may not (the
-        // gather writes it, sorted).
-        const K* keys = detail::key_column<leaf>(c.view(), ws, workspace::slot::keys, s, function);
-        const auto sorted = detail::sort_pairs<Index>(const_cast<K*>(keys), !own_column, n, 0,
-                                                      int(sizeof(K) * 8), nullptr, ws, s, function);
-        detail::reorder_into(c, sorted.perm, n, ws, s, function);
+        // The keys and the first permutation in one pass, into the workspace, sorted there;
+        // the gather then takes the key leaf from the sorted keys.
+        K* keys = ws.get<K>(workspace::slot::keys, n);
+        Index* perm = ws.get<Index>(workspace::slot::indices, n);
+        Index* perm_alt = ws.get<Index>(workspace::slot::indices_alt, n);
+        K* keys_alt = ws.get<K>(workspace::slot::keys_alt, n);
+        detail::copy_keys_and_positions<leaf>(c.view(), keys, perm, s, function);
+        const auto sorted = detail::sort_prepared_pairs(keys, keys_alt, perm, perm_alt, n, 0,
+                                                        int(sizeof(K) * 8), ws, s, function);
+        detail::reorder_into_with_keys<leaf>(c, sorted.perm, sorted.keys, n, ws, s, function);
         return {sorted.perm, n};
     }
 }
