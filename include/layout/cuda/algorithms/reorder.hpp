@@ -165,8 +165,8 @@ __global__ void gather_leaves_and_key_kernel(layout::view<T, DL, DM> dst,
 /// hand-written SoA sort does; under AoS the whole element is gathered (its key shares its
 /// cache lines).
 template <std::size_t KeyLeaf, class C, class I, class K>
-void reorder_into_with_keys(C& c, const I* perm, const K* sorted_keys, std::size_t n,
-                            workspace& ws, cudaStream_t stream, const char* function) {
+void reorder_into_with_keys(C& c, const I* perm, const K* sorted_keys, std::size_t n, workspace& ws,
+                            cudaStream_t stream, const char* function) {
     using T = typename C::value_type;
     if constexpr (std::is_same_v<typename C::layout_type, policy::aos>) {
         (void)sorted_keys;

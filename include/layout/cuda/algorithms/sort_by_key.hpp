@@ -60,9 +60,8 @@ struct sorted_pairs {
 /// each ended.
 template <class Index, class U>
 sorted_pairs<Index, U> sort_prepared_pairs(U* keys, U* keys_alt, Index* perm, Index* perm_alt,
-                                           std::size_t n, int begin_bit, int end_bit,
-                                           workspace& ws, cudaStream_t stream,
-                                           const char* function) {
+                                           std::size_t n, int begin_bit, int end_bit, workspace& ws,
+                                           cudaStream_t stream, const char* function) {
     layout::detail::check_index_type<Index>(function, n);
     if (n == 0) return {keys, perm};
     // n fits in Index (checked above): count in the matching unsigned width, so that CUB uses
@@ -76,9 +75,9 @@ sorted_pairs<Index, U> sort_prepared_pairs(U* keys, U* keys_alt, Index* perm, In
                                           stream),
           "cub::DeviceRadixSort::SortPairs");
     void* temp = ws.bytes(workspace::slot::temp, temp_bytes);
-    check(cub::DeviceRadixSort::SortPairs(temp, temp_bytes, k, v, count, begin_bit, end_bit,
-                                          stream),
-          "cub::DeviceRadixSort::SortPairs");
+    check(
+        cub::DeviceRadixSort::SortPairs(temp, temp_bytes, k, v, count, begin_bit, end_bit, stream),
+        "cub::DeviceRadixSort::SortPairs");
     return {k.Current(), v.Current()};
 }
 
@@ -132,8 +131,7 @@ sorted_pairs<Index, U> sort_pairs_in(U* keys, U* keys_alt, std::size_t n, int en
     if (n == 0) return {keys, perm};
     iota_kernel<<<grid_size(n, block_size, function), block_size, 0, stream>>>(perm, n);
     check_launch("layout::cuda::detail::iota_kernel");
-    return sort_prepared_pairs(keys, keys_alt, perm, perm_alt, n, 0, end_bit, ws, stream,
-                               function);
+    return sort_prepared_pairs(keys, keys_alt, perm, perm_alt, n, 0, end_bit, ws, stream, function);
 }
 
 /// A permutation vector of n indices from the container's resource on its stream (the default
