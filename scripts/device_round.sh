@@ -43,9 +43,10 @@ run() { # run LIMIT NAME COMMAND...: a step with a time limit; its output goes t
 
 echo "== $(date -u +%Y-%m-%dT%H:%M:%SZ) commit ${REV:-unknown}," \
      "$(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader)"
+# md (and md_compare_checkpoint, with HDF5): the md.gpu.restart tests (labelled gpu) run them.
 targets=(particles_gpu transpose gather_scatter_gpu copy_gpu drift_gpu one_field_gpu most_fields_gpu
          convert_gpu gather_gpu scatter_gpu view_kernel_gpu per_thread_gpu time_loop_gpu md_gpu
-         md_compare_thermo mpi_gpu_device_test mpi_gpu_nccl_device_test mpi_gpu_device_migration_test
+         md md_compare_thermo mpi_gpu_device_test mpi_gpu_nccl_device_test mpi_gpu_device_migration_test
          mpi_gpu_device_halo_test
          append_compact_gpu pic_step_gpu)
 config=()
@@ -71,7 +72,8 @@ fi
 grep -E "layout: (HDF5|no HDF5|examples/python|no Python)" "$RES/configure.txt"
 # The HDF5 and Python tests' executables and module, where the configuration has them.
 help=$(cmake --build "$BUILD" --target help)
-io_targets=($(grep -oE '^(io_hdf5_test|gpu_io_hdf5_test|layout_columns):' <<<"$help" | tr -d :))
+io_targets=($(grep -oE '^(io_hdf5_test|gpu_io_hdf5_test|layout_columns|md_compare_checkpoint):' \
+    <<<"$help" | tr -d :))
 if [[ "${ONLY:-}" == io ]]; then
     if [[ ${#io_targets[@]} == 0 ]]; then
         echo "== no HDF5 or Python test targets in this configuration: nothing to run"

@@ -18,6 +18,10 @@ mkdir -p "$OUT" "$LOGS"
 summary="$OUT/sanitize.txt"
 exe() { find "$BUILD" -type f -name "$1" -perm -u+x -print -quit; }
 large='*more_than_2_to_the_31*:*indices_beyond_32_bits*'
+# The tests that show an operation never synchronizes the device hold a kernel spinning on one
+# stream while the operation runs on another; the tools serialize kernels, so there the spinning
+# kernel gives up (a failure of the method, not of the library): they run in device_round.sh.
+serial_only='*operations_never_synchronize_the_device*'
 status=0
 
 # The device machine gets a copy of the working tree whose .git may be stale: pass REV=<commit>.
@@ -64,7 +68,7 @@ for tool in ${TOOLS:-memcheck racecheck synccheck initcheck}; do
         path=$(exe "$t")
         [[ -z $path ]] && { echo "$t: not built" | tee -a "$summary"; status=1; continue; }
         if [[ $t == gpu_* ]]; then
-            check "$tool" "$t" "$path" --gtest_filter="-$large" --gtest_brief=1
+            check "$tool" "$t" "$path" --gtest_filter="-$large:$serial_only" --gtest_brief=1
         else
             check "$tool" "$t" "$path"
         fi
