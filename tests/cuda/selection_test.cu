@@ -88,6 +88,22 @@ TYPED_TEST(selection_gpu, copies_chosen_fields_between_host_and_device) {
         layout::cuda::copy(source.template select<&Particle::x, &Particle::y, &Particle::z>(),
                            target.select<&Particle::x, &Particle::y, &Particle::z>());
         EXPECT_TRUE(matches(target, positions_of(on_device, on_host))) << "device to host, n " << n;
+        // Device -> pinned memory, SoA (column by column through the copy engine where the
+        // source is SoA too) and the source's layout: there when copy returns, the other fields
+        // as they were.
+        using pinned_soa =
+            layout::vector<Particle, layout::policy::soa, layout::cuda::pinned_memory>;
+        using pinned_same = layout::vector<Particle, L, layout::cuda::pinned_memory>;
+        pinned_soa to_soa(layout::soa_vector<Particle>(on_device.begin(), on_device.end()));
+        pinned_same to_same(layout::vector<Particle, L>(on_device.begin(), on_device.end()));
+        layout::cuda::copy(source.template select<&Particle::x, &Particle::y, &Particle::z>(),
+                           to_soa.select<&Particle::x, &Particle::y, &Particle::z>());
+        EXPECT_TRUE(matches(to_soa, positions_of(on_device, on_host))) << "to pinned SoA, n " << n;
+        layout::cuda::copy(source.template select<&Particle::z, &Particle::x>(),
+                           to_same.template select<&Particle::z, &Particle::x>());
+        auto zx = on_device;
+        for (std::size_t i = 0; i < n; ++i) zx[i].z = on_host[i].z, zx[i].x = on_host[i].x;
+        EXPECT_TRUE(matches(to_same, zx)) << "to pinned, same layout, n " << n;
     }
 }
 
