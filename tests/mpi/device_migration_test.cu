@@ -280,4 +280,47 @@ TEST_F(device_migration, ranks_running_different_plans_all_throw) {
                               "after mismatched plans");
 }
 
+// Containers of different layouts on different ranks: through the staged transport (messages
+// always arrive packed) the migration is the host plan's; through NCCL, where SoA receives into
+// its columns and AoS whole elements, every rank throws and nothing moves.
+TEST_F(device_migration, ranks_with_different_layouts) {
+    const int rank = mpi_test::world_rank(), size = mpi_test::world_size();
+    if (size < 2) GTEST_SKIP() << "needs two ranks";
+    const layout::stream_ref s(stream);
+    const auto start = elements(97, rank, 1200);
+    const auto d = destinations(rank, size, start.size(), 98);
+    const device_ints dd(layout::aos_vector<int>(d.begin(), d.end()), s);
+    host<lp::aos> model = start;
+    layout::mpi::migration_plan(MPI_COMM_WORLD, d).migrate(model);
+    for_each_transport([&](auto transport, const char* name) {
+        const bool nccl = std::string(name) == "nccl";
+        device<lp::soa> soa(start, s);
+        device<lp::aos> aos(start, s);
+        layout::mpi::device_migration_plan plan(MPI_COMM_WORLD, std::move(transport), s);
+        auto run = [&] {
+            if (rank == 0)
+                plan.migrate(soa, dd);
+            else
+                plan.migrate(aos, dd);
+        };
+        const host<lp::aos> before = rank == 0 ? host<lp::aos>(soa) : host<lp::aos>(aos);
+        if (!nccl) {
+            run();
+            const host<lp::aos> got = rank == 0 ? host<lp::aos>(soa) : host<lp::aos>(aos);
+            mpi_test::expect_elements(got, std::vector<Particle>(model.begin(), model.end()), name);
+            return;
+        }
+        try {
+            run();
+            ADD_FAILURE() << "rank " << rank << " did not throw";
+        } catch (const layout::mpi::error& e) {
+            EXPECT_NE(std::string(e.what()).find("mismatched fields"), std::string::npos)
+                << e.what();
+        }
+        const host<lp::aos> after = rank == 0 ? host<lp::aos>(soa) : host<lp::aos>(aos);
+        mpi_test::expect_elements(after, std::vector<Particle>(before.begin(), before.end()),
+                                  "after different layouts through NCCL");
+    });
+}
+
 } // namespace

@@ -150,6 +150,8 @@ public:
                       "containers: mpi::halo_plan");
         using W = detail::wire_format<T, S>;
         layout::cuda::workspace& ws = x_.workspace();
+        x_.template use_mode<T, S, L, M>();
+        const std::size_t wire = x_.template wire_bytes<T, S>();
         detail::local_outcome local;
         local.run([&] {
             ws.check_stream(c.stream(), function);
@@ -162,11 +164,11 @@ public:
             }
             // Everything that can grow, before the agreement.
             c.reserve(owned_ + ghosts_);
-            x_.reserve_outgoing(W::bytes_per_element);
-            ws.bytes(slot::incoming, x_.incoming_bytes(x_.me(), W::bytes_per_element));
+            x_.reserve_outgoing(wire);
+            ws.bytes(slot::incoming, x_.incoming_bytes(x_.me(), wire));
         });
         detail::agree(x_.communicator(), x_.rank(), detail::operation::halo_gather, local, x_.id(),
-                      version(), W::signature);
+                      version(), detail::with_mode(W::signature, x_.mode()));
         if (c.size() != owned_ + ghosts_) c.resize(owned_ + ghosts_, layout::for_overwrite);
         x_.template lay_out<T, S>(owned_);
         const auto* send = static_cast<const std::uint32_t*>(ws.bytes(slot::indices, 0));

@@ -27,7 +27,10 @@
 /// reused with sizes that fit allocates nothing.
 ///
 /// Every leaf travels (a migration in place needs them all); the wire format is that of
-/// layout::mpi::migration_plan (one column per leaf, per message). The transport is a type:
+/// layout::mpi::migration_plan (one column per leaf, per message), except through NCCL into SoA
+/// (a message per leaf and peer, received straight into the new block's columns) and AoS
+/// (whole elements, received straight into the new block): there no pass unpacks them, and every
+/// rank's container must be of the same kind (else every rank throws). The transport is a type:
 /// nccl_transport (<layout/mpi/nccl.hpp>), staged_transport or cuda_aware_transport
 /// (<layout/mpi/device_transport.hpp>).
 ///
@@ -151,8 +154,12 @@ private:
         static_assert(M::device_accessible && !M::host_accessible,
                       "layout: mpi::device_migration_plan moves containers in device memory "
                       "(layout::cuda::soa_vector<T>, ...); host containers: mpi::migration_plan");
-        using W = detail::wire_format<T, detail::every_leaf>;
+        using S = detail::every_leaf;
+        using W = detail::wire_format<T, S>;
         layout::cuda::workspace& ws = x_.workspace();
+        x_.template use_mode<T, S, L, M>();
+        const std::size_t wire = x_.template wire_bytes<T, S>();
+        const std::int64_t signature = detail::with_mode(W::signature, x_.mode());
 
         // Local: the destinations classified, counted and sorted on the GPU, the counts read
         // back once; what only this rank's counts decide grows now, before the agreement.
@@ -180,22 +187,21 @@ private:
                                 std::to_string(x_.ranks()) + " ranks (-1 drops an element)";
                 return;
             }
-            x_.reserve_outgoing(W::bytes_per_element);
+            x_.reserve_outgoing(wire);
         });
-        x_.agree_counts(detail::operation::device_migrate, local, W::signature, ws.element_room(c));
+        x_.agree_counts(detail::operation::device_migrate, local, signature, ws.element_room(c));
         const std::size_t total = x_.arriving(x_.me());
         // Room on every rank, or every rank grows and agrees again (nothing has moved yet).
-        if (!x_.every_rank_fits(W::bytes_per_element)) {
+        if (!x_.every_rank_fits(wire)) {
             detail::local_outcome grown;
             grown.run([&] {
                 ws.element_view(c, total);
-                ws.bytes(layout::cuda::workspace::slot::incoming,
-                         x_.incoming_bytes(x_.me(), W::bytes_per_element));
+                ws.bytes(layout::cuda::workspace::slot::incoming, x_.incoming_bytes(x_.me(), wire));
             });
             detail::agree(x_.communicator(), x_.rank(), detail::operation::device_migrate, grown,
-                          x_.id(), 0, W::signature);
+                          x_.id(), 0, signature);
         }
-        x_.template lay_out<T, detail::every_leaf>(0);
+        x_.template lay_out<T, S>(0);
         kept_ = x_.count(x_.me(), x_.me());
         received_ = total - kept_;
         sent_ = 0;
@@ -203,7 +209,7 @@ private:
             if (r != x_.me()) sent_ += x_.count(x_.me(), r);
 
         const auto dst = ws.element_view(c, total); // fits: nothing allocated here
-        x_.template move<T, detail::every_leaf>(dst, layout::view<const T, L, M>(c.view()), order);
+        x_.template move<T, S>(dst, layout::view<const T, L, M>(c.view()), order);
         ws.adopt_elements(c, total);
     }
 

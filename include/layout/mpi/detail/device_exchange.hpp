@@ -1,7 +1,7 @@
 /// \file mpi/detail/device_exchange.hpp
-/// What the device-planned plans (device_migration.hpp, device_halo.hpp) share: the kernels that
-/// classify and count destinations, pack messages and write elements in place, and
-/// device_exchange, which holds a plan's state and runs its steps:
+/// What the device-planned plans (device_migration.hpp, device_halo.hpp) share: device_exchange,
+/// which holds a plan's state and runs its steps (the kernels: device_exchange_kernels.hpp; how
+/// messages arrive: receive_mode.hpp):
 ///
 ///     sort_by_bucket(n, dest)     kernel: bucket and count per rank; CUB: stable sort by bucket;
 ///                                 the counts read back (the one host wait)
@@ -32,6 +32,8 @@
 #include "../fields.hpp"
 #include "agreement.hpp"
 #include "byte_buffer.hpp"
+#include "device_exchange_kernels.hpp"
+#include "receive_mode.hpp"
 
 #include <cub/device/device_radix_sort.cuh>
 #include <cuda_runtime.h>
@@ -48,142 +50,6 @@
 #include <vector>
 
 namespace layout::mpi::detail {
-
-/// The destinations as a device array.
-struct destination_array {
-    const int* d;
-    __device__ long long operator()(std::size_t i) const { return d[i]; }
-};
-/// The destinations as leaf Leaf of the container's elements.
-template <std::size_t Leaf, class V>
-struct destination_leaf {
-    V v;
-    __device__ long long operator()(std::size_t i) const {
-        return static_cast<long long>(v.storage().at(i).template leaf<Leaf>());
-    }
-};
-
-/// bucket[i]: the destination rank, `ranks` for -1 (dropped), ranks + 1 out of range; index[i] =
-/// i; counts[b] += the elements of bucket b (a histogram per block in shared memory, lanes of
-/// a warp with the same bucket adding once, then one global add per bucket and block, where
-/// the buckets fit in shared memory); *first_bad: the complement of (index << 32 | destination)
-/// of the first element out of range (a maximum of complements is the smallest index).
-template <class Destinations>
-__global__ void classify_kernel(Destinations dest, std::uint32_t n, int ranks,
-                                std::uint32_t* LAYOUT_RESTRICT bucket,
-                                std::uint32_t* LAYOUT_RESTRICT index,
-                                unsigned long long* LAYOUT_RESTRICT counts,
-                                unsigned long long* LAYOUT_RESTRICT first_bad, bool shared_counts) {
-    extern __shared__ unsigned block_counts[];
-    const unsigned buckets = static_cast<unsigned>(ranks) + 2;
-    if (shared_counts) {
-        for (unsigned b = threadIdx.x; b < buckets; b += blockDim.x) block_counts[b] = 0;
-        __syncthreads();
-    }
-    const std::uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
-    if (i < n) {
-        const long long d = dest(i);
-        const unsigned b = d >= 0 && d < ranks ? static_cast<unsigned>(d)
-                                               : static_cast<unsigned>(d == -1 ? ranks : ranks + 1);
-        bucket[i] = b;
-        index[i] = i;
-        if (b == buckets - 1)
-            atomicMax(first_bad, ~(static_cast<unsigned long long>(i) << 32 |
-                                   static_cast<std::uint32_t>(static_cast<std::int32_t>(d))));
-        if (shared_counts) {
-            const unsigned same = __match_any_sync(__activemask(), b);
-            if (static_cast<unsigned>(__ffs(same) - 1) == (threadIdx.x & 31u))
-                atomicAdd(&block_counts[b], static_cast<unsigned>(__popc(same)));
-        } else {
-            atomicAdd(&counts[b], 1ull);
-        }
-    }
-    if (shared_counts) {
-        __syncthreads();
-        for (unsigned b = threadIdx.x; b < buckets; b += blockDim.x)
-            if (block_counts[b] != 0) atomicAdd(&counts[b], block_counts[b]);
-    }
-}
-
-/// A run of elements for the pack or assemble kernel: `count` elements that come from positions
-/// [from, from + count) of the sorted order (the old block), or, where message is set, from
-/// elements 0.. of that message; assemble writes them at [first, first + count) of the new
-/// block, pack into the message at out.
-struct piece {
-    std::uint64_t first, count, from;
-    const std::byte* message;
-    std::byte* out;
-    std::uint64_t thread; // the launch's threads before this piece's
-};
-
-/// Up to `capacity` pieces, passed by value as a kernel parameter (no table to copy to the
-/// device first); more pieces take more launches.
-struct pieces {
-    static constexpr unsigned capacity = 32;
-    piece p[capacity];
-    unsigned count;
-    std::uint64_t threads;
-
-    /// The piece of thread t: the last piece whose first thread is <= t.
-    __device__ const piece& of(std::uint64_t t) const {
-        unsigned lo = 0, hi = count;
-        while (hi - lo > 1) {
-            const unsigned mid = (lo + hi) / 2;
-            if (p[mid].thread <= t)
-                lo = mid;
-            else
-                hi = mid;
-        }
-        return p[lo];
-    }
-};
-
-/// Messages: thread t's element goes to its piece's message, one column per travelling leaf.
-template <class T, class S, class L, class M, std::size_t... K>
-__global__ void pack_kernel(layout::view<const T, L, M> src,
-                            const std::uint32_t* LAYOUT_RESTRICT order, const pieces table) {
-    const std::uint64_t t = std::uint64_t{blockIdx.x} * blockDim.x + threadIdx.x;
-    if (t >= table.threads) return;
-    const piece& p = table.of(t);
-    const std::uint64_t i = t - p.thread;
-    const auto from = src.storage().at(order[p.from + i]);
-    using W = wire_format<T, S>;
-    ((reinterpret_cast<leaf_t<T, W::leaves[K]>*>(p.out + p.count * W::prefix[K])[i] =
-          from.template leaf<W::leaves[K]>()),
-     ...);
-}
-
-/// Element j of dst (the travelling leaves): one that stays here (from src, through the order)
-/// or one that arrived (from its message). Where every leaf travels and whole elements lie in
-/// 16-byte chunks (AoS of a multiple of 16 bytes; blocks are aligned), those that stay move as
-/// chunks.
-template <class T, class S, class L, class M, std::size_t... K>
-__global__ void assemble_kernel(layout::view<T, L, M> dst, layout::view<const T, L, M> src,
-                                const std::uint32_t* LAYOUT_RESTRICT order, const pieces table) {
-    const std::uint64_t t = std::uint64_t{blockIdx.x} * blockDim.x + threadIdx.x;
-    if (t >= table.threads) return;
-    const piece& p = table.of(t);
-    const std::uint64_t i = t - p.thread, j = p.first + i;
-    using W = wire_format<T, S>;
-    if (p.message == nullptr) {
-        const std::uint32_t k = order[p.from + i];
-        if constexpr (std::is_same_v<S, every_leaf> && layout::extension::packed_elements_v<T, L> &&
-                      sizeof(T) % 16 == 0) {
-            const auto* from = reinterpret_cast<const uint4*>(src.storage().data + k);
-            auto* to = reinterpret_cast<uint4*>(dst.storage().data + j);
-            LAYOUT_UNROLL
-            for (std::size_t c = 0; c < sizeof(T) / 16; ++c) to[c] = from[c];
-        } else {
-            layout::extension::copy_leaves(dst.storage().at(j), src.storage().at(k),
-                                           std::index_sequence<W::leaves[K]...>{});
-        }
-        return;
-    }
-    const auto to = dst.storage().at(j);
-    ((to.template leaf<W::leaves[K]>() =
-          reinterpret_cast<const leaf_t<T, W::leaves[K]>*>(p.message + p.count * W::prefix[K])[i]),
-     ...);
-}
 
 /// A second stream that work forks onto from a stream and joins back into, ordered by events
 /// (no host wait; a CUDA graph captures the fork and the join).
@@ -358,8 +224,10 @@ public:
         for (std::size_t s = 0; s < ranks(); ++s) total += count(s, r);
         return total;
     }
-    /// Bytes of the messages rank r receives, at bytes_per_element.
+    /// Bytes of the messages rank r receives into the incoming buffer, at bytes_per_element
+    /// (none where they land in the destination itself).
     std::size_t incoming_bytes(std::size_t r, std::size_t bytes_per_element) const noexcept {
+        if (mode_ != receive_mode::packed) return 0;
         std::size_t bytes = 0;
         for (std::size_t s = 0; s < ranks(); ++s)
             if (s != r) bytes += message_bytes(bytes_per_element, count(s, r));
@@ -385,6 +253,22 @@ public:
     void next_version() noexcept { ++version_; }
     std::int64_t version() const noexcept { return version_; }
 
+    /// How an exchange of wire_format<T, S> into a container of layout L in memory M arrives
+    /// (receive_mode_of); set by the plans before anything is reserved or agreed.
+    template <class T, class S, class L, class M>
+    static constexpr receive_mode mode_for = receive_mode_of<Transport, T, S, L, M>();
+    template <class T, class S, class L, class M>
+    void use_mode() noexcept {
+        mode_ = mode_for<T, S, L, M>;
+    }
+    receive_mode mode() const noexcept { return mode_; }
+    /// Bytes a message carries per element: whole elements in receive_mode::elements, else the
+    /// travelling leaves' columns.
+    template <class T, class S>
+    std::size_t wire_bytes() const noexcept {
+        return mode_ == receive_mode::elements ? sizeof(T) : wire_format<T, S>::bytes_per_element;
+    }
+
     // ---- moving ---------------------------------------------------------------------------------
 
     /// The messages and pieces of an exchange of wire_format<T, S> after agree_counts: item k of
@@ -392,8 +276,7 @@ public:
     /// arrives from rank s (self included) lands at base + (what ranks before s send here).
     template <class T, class S>
     void lay_out(std::size_t base) {
-        using W = wire_format<T, S>;
-        const std::size_t P = ranks();
+        const std::size_t P = ranks(), per_element = wire_bytes<T, S>();
         out_.clear();
         in_.clear();
         pieces_.clear();
@@ -401,15 +284,16 @@ public:
         for (std::size_t r = 0; r < P; ++r) {
             const std::size_t k = count(me(), r);
             if (r == me() || k == 0) continue;
-            out_.push_back(
-                {static_cast<int>(r), out_bytes, message_bytes(W::bytes_per_element, k)});
+            out_.push_back({static_cast<int>(r), out_bytes, message_bytes(per_element, k)});
             out_bytes += out_.back().bytes;
         }
         for (std::size_t s = 0; s < P; ++s) {
             const std::size_t k = count(s, me());
             if (s == me() || k == 0) continue;
-            in_.push_back({static_cast<int>(s), in_bytes, message_bytes(W::bytes_per_element, k)});
-            in_bytes += in_.back().bytes;
+            const std::size_t bytes =
+                mode_ == receive_mode::packed ? message_bytes(per_element, k) : 0;
+            in_.push_back({static_cast<int>(s), in_bytes, bytes});
+            in_bytes += bytes;
         }
         outgoing_ = static_cast<std::byte*>(ws_.bytes(slot::outgoing, out_bytes));
         incoming_ = static_cast<std::byte*>(ws_.bytes(slot::incoming, in_bytes));
@@ -435,6 +319,7 @@ public:
     template <class T, class S, class L, class M>
     void move(const layout::view<T, L, M>& dst, const layout::view<const T, L, M>& src,
               const std::uint32_t* order) {
+        constexpr receive_mode mode = mode_for<T, S, L, M>;
         const cudaStream_t s = stream();
         const piece* pack = pieces_.data();
         const piece* arrivals = pack + pack_pieces_;
@@ -442,8 +327,19 @@ public:
         constexpr bool queues_on_stream = requires { requires bool(Transport::queues_on_stream); };
         [&]<std::size_t... K>(std::index_sequence<K...>) {
             for_each_launch(pack, arrivals, [&](const pieces& t, unsigned grid) {
-                pack_kernel<T, S, L, M, K...><<<grid, block, 0, s>>>(src, order, t);
+                if constexpr (mode == receive_mode::elements)
+                    pack_elements_kernel<T, L, M><<<grid, block, 0, s>>>(src, order, t);
+                else
+                    pack_kernel<T, S, L, M, K...><<<grid, block, 0, s>>>(src, order, t);
             });
+            // Where the messages land in dst itself, the transport's ranges say where.
+            std::span<const message_range> out = out_, in = in_;
+            std::byte* recv = incoming_;
+            if constexpr (mode != receive_mode::packed) {
+                recv = in_place_ranges<T, S, K...>(dst, arrivals, end);
+                out = wire_out_;
+                in = wire_in_;
+            }
             // The elements that stay move on a second stream while the messages travel, and
             // the stream joins it again before anything else runs there. A transport that
             // queues its messages on the stream (NCCL) goes first, so that its kernel has the
@@ -456,17 +352,67 @@ public:
             };
             if (fork) fork_.record(s);
             if (fork && !queues_on_stream) stay(fork_.side());
-            transport_.exchange(outgoing_, out_, incoming_, in_, s);
+            transport_.exchange(outgoing_, out, recv, in, s);
             if (fork && queues_on_stream) stay(fork_.side());
-            for_each_launch(arrivals, end, [&](const pieces& t, unsigned grid) {
-                assemble_kernel<T, S, L, M, K...><<<grid, block, 0, s>>>(dst, src, order, t);
-            });
+            if constexpr (mode == receive_mode::packed)
+                for_each_launch(arrivals, end, [&](const pieces& t, unsigned grid) {
+                    assemble_kernel<T, S, L, M, K...><<<grid, block, 0, s>>>(dst, src, order, t);
+                });
             if (fork) fork_.join(s);
         }(std::make_index_sequence<wire_format<T, S>::count>{});
     }
 
 private:
     std::size_t host_bytes() const noexcept { return (ranks() + 3) * sizeof(unsigned long long); }
+
+    /// The transport's ranges where messages land in dst (receive_mode columns or elements):
+    /// the sends (wire_out_: a range per travelling leaf's column of each message, or the
+    /// message's whole elements) and the receives (wire_in_: where each peer's elements go in
+    /// dst, the arrival pieces' positions), as offsets from the returned base, dst's lowest
+    /// travelling address. Both sides list the same sizes in the same order.
+    template <class T, class S, std::size_t... K, class L, class M>
+    std::byte* in_place_ranges(const layout::view<T, L, M>& dst, const piece* arrivals,
+                               const piece* end) {
+        using W = wire_format<T, S>;
+        constexpr receive_mode mode = mode_for<T, S, L, M>;
+        constexpr std::size_t sizes[] = {sizeof(leaf_t<T, W::leaves[K]>)...};
+        wire_out_.clear();
+        wire_in_.clear();
+        for (const message_range& m : out_) {
+            const std::size_t k = count(me(), static_cast<std::size_t>(m.rank));
+            if constexpr (mode == receive_mode::elements)
+                wire_out_.push_back({m.rank, m.offset, k * sizeof(T)});
+            else
+                for (std::size_t c = 0; c < W::count; ++c)
+                    wire_out_.push_back({m.rank, m.offset + k * W::prefix[c], k * sizes[c]});
+        }
+        if (arrivals == end) return incoming_;
+        auto address = [](auto& leaf) { // an address in dst (nothing is read)
+            return reinterpret_cast<std::byte*>(
+                const_cast<std::remove_cvref_t<decltype(leaf)>*>(&leaf));
+        };
+        std::byte* base = nullptr;
+        if constexpr (mode == receive_mode::elements) {
+            base = reinterpret_cast<std::byte*>(dst.storage().data);
+        } else {
+            const auto first = dst.storage().at(0);
+            std::byte* columns[] = {address(first.template leaf<W::leaves[K]>())...};
+            base = *std::min_element(std::begin(columns), std::end(columns));
+        }
+        const message_range* peer = in_.data();
+        for (const piece* p = arrivals; p != end; ++p, ++peer) {
+            if constexpr (mode == receive_mode::elements) {
+                wire_in_.push_back({peer->rank, p->first * sizeof(T), p->count * sizeof(T)});
+            } else {
+                const auto at = dst.storage().at(p->first);
+                std::byte* columns[] = {address(at.template leaf<W::leaves[K]>())...};
+                for (std::size_t c = 0; c < W::count; ++c)
+                    wire_in_.push_back({peer->rank, static_cast<std::size_t>(columns[c] - base),
+                                        p->count * sizes[c]});
+            }
+        }
+        return base;
+    }
 
     /// launch(table, grid) for the pieces in [first, last), at most pieces::capacity a launch.
     template <class Launch>
@@ -495,10 +441,11 @@ private:
     unsigned long long* counts_ = nullptr; // pinned: per bucket, then the first bad item
     std::vector<long long> census_;
     std::vector<std::int64_t> extra_;
-    std::vector<message_range> out_, in_;
+    std::vector<message_range> out_, in_, wire_out_, wire_in_;
     std::vector<piece> pieces_;
     std::size_t pack_pieces_ = 0;
     piece self_{};
+    receive_mode mode_ = receive_mode::packed;
     std::byte *outgoing_ = nullptr, *incoming_ = nullptr;
     side_stream fork_;
 };
