@@ -281,8 +281,8 @@ TEST_F(device_migration, ranks_running_different_plans_all_throw) {
 }
 
 // Containers of different layouts on different ranks: through the staged transport (messages
-// always arrive packed) the migration is the host plan's; through NCCL, where SoA receives into
-// its columns and AoS whole elements, every rank throws and nothing moves.
+// always arrive packed) the migration is the host plan's; through NCCL, where AoS receives whole
+// elements into its block and SoA packed columns, every rank throws and nothing moves.
 TEST_F(device_migration, ranks_with_different_layouts) {
     const int rank = mpi_test::world_rank(), size = mpi_test::world_size();
     if (size < 2) GTEST_SKIP() << "needs two ranks";

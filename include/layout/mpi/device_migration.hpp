@@ -27,10 +27,9 @@
 /// reused with sizes that fit allocates nothing.
 ///
 /// Every leaf travels (a migration in place needs them all); the wire format is that of
-/// layout::mpi::migration_plan (one column per leaf, per message), except through NCCL into SoA
-/// (a message per leaf and peer, received straight into the new block's columns) and AoS
-/// (whole elements, received straight into the new block): there no pass unpacks them, and every
-/// rank's container must be of the same kind (else every rank throws). The transport is a type:
+/// layout::mpi::migration_plan (one column per leaf, per message), except through NCCL into AoS:
+/// whole elements, received straight into the new block, with no pass to unpack them; there
+/// every rank's container must be AoS, or none (else every rank throws). The transport is a type:
 /// nccl_transport (<layout/mpi/nccl.hpp>), staged_transport or cuda_aware_transport
 /// (<layout/mpi/device_transport.hpp>).
 ///

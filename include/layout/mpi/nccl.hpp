@@ -96,7 +96,7 @@ public:
     /// exchange() queues the messages on the stream and returns without waiting.
     static constexpr bool queues_on_stream = true;
     /// Each received message is written where its range says and nowhere else: the device plans
-    /// receive straight into a container's columns or block.
+    /// receive whole AoS elements straight into a container's block.
     static constexpr bool receives_in_place = true;
 
     void exchange(const std::byte* send, std::span<const message_range> out, std::byte* recv,

@@ -336,7 +336,7 @@ public:
             std::span<const message_range> out = out_, in = in_;
             std::byte* recv = incoming_;
             if constexpr (mode != receive_mode::packed) {
-                recv = in_place_ranges<T, S, K...>(dst, arrivals, end);
+                recv = in_place_ranges(dst, arrivals, end);
                 out = wire_out_;
                 in = wire_in_;
             }
@@ -365,53 +365,22 @@ public:
 private:
     std::size_t host_bytes() const noexcept { return (ranks() + 3) * sizeof(unsigned long long); }
 
-    /// The transport's ranges where messages land in dst (receive_mode columns or elements):
-    /// the sends (wire_out_: a range per travelling leaf's column of each message, or the
-    /// message's whole elements) and the receives (wire_in_: where each peer's elements go in
-    /// dst, the arrival pieces' positions), as offsets from the returned base, dst's lowest
-    /// travelling address. Both sides list the same sizes in the same order.
-    template <class T, class S, std::size_t... K, class L, class M>
+    /// The transport's ranges where messages land in dst (receive_mode::elements): the sends
+    /// (wire_out_: each message's whole elements) and the receives (wire_in_: where each peer's
+    /// elements go in dst, the arrival pieces' positions), as offsets from the returned base,
+    /// dst's block. Both sides list the same sizes in the same order.
+    template <class T, class L, class M>
     std::byte* in_place_ranges(const layout::view<T, L, M>& dst, const piece* arrivals,
                                const piece* end) {
-        using W = wire_format<T, S>;
-        constexpr receive_mode mode = mode_for<T, S, L, M>;
-        constexpr std::size_t sizes[] = {sizeof(leaf_t<T, W::leaves[K]>)...};
         wire_out_.clear();
         wire_in_.clear();
-        for (const message_range& m : out_) {
-            const std::size_t k = count(me(), static_cast<std::size_t>(m.rank));
-            if constexpr (mode == receive_mode::elements)
-                wire_out_.push_back({m.rank, m.offset, k * sizeof(T)});
-            else
-                for (std::size_t c = 0; c < W::count; ++c)
-                    wire_out_.push_back({m.rank, m.offset + k * W::prefix[c], k * sizes[c]});
-        }
-        if (arrivals == end) return incoming_;
-        auto address = [](auto& leaf) { // an address in dst (nothing is read)
-            return reinterpret_cast<std::byte*>(
-                const_cast<std::remove_cvref_t<decltype(leaf)>*>(&leaf));
-        };
-        std::byte* base = nullptr;
-        if constexpr (mode == receive_mode::elements) {
-            base = reinterpret_cast<std::byte*>(dst.storage().data);
-        } else {
-            const auto first = dst.storage().at(0);
-            std::byte* columns[] = {address(first.template leaf<W::leaves[K]>())...};
-            base = *std::min_element(std::begin(columns), std::end(columns));
-        }
+        for (const message_range& m : out_)
+            wire_out_.push_back(
+                {m.rank, m.offset, count(me(), static_cast<std::size_t>(m.rank)) * sizeof(T)});
         const message_range* peer = in_.data();
-        for (const piece* p = arrivals; p != end; ++p, ++peer) {
-            if constexpr (mode == receive_mode::elements) {
-                wire_in_.push_back({peer->rank, p->first * sizeof(T), p->count * sizeof(T)});
-            } else {
-                const auto at = dst.storage().at(p->first);
-                std::byte* columns[] = {address(at.template leaf<W::leaves[K]>())...};
-                for (std::size_t c = 0; c < W::count; ++c)
-                    wire_in_.push_back({peer->rank, static_cast<std::size_t>(columns[c] - base),
-                                        p->count * sizes[c]});
-            }
-        }
-        return base;
+        for (const piece* p = arrivals; p != end; ++p, ++peer)
+            wire_in_.push_back({peer->rank, p->first * sizeof(T), p->count * sizeof(T)});
+        return arrivals == end ? incoming_ : reinterpret_cast<std::byte*>(dst.storage().data);
     }
 
     /// launch(table, grid) for the pieces in [first, last), at most pieces::capacity a launch.

@@ -1,11 +1,15 @@
 /// \file mpi/detail/receive_mode.hpp
 /// How the messages of a device-planned exchange arrive: where the transport writes each
-/// received message where it is told (NCCL), they land in the destination itself, with no
-/// unpacking pass: under SoA one message per travelling leaf and peer, straight into the
-/// destination's columns; under AoS (every leaf travelling) whole elements into its block.
-/// Elsewhere (AoSoA, a split, some leaves of an AoS; the staged and CUDA-aware transports) they
-/// arrive in one buffer and a kernel writes them in place. Every rank must receive the same way:
-/// with_mode puts the mode in the signature the plans' agreement compares.
+/// received message where it is told (NCCL) and the destination is AoS with every leaf
+/// travelling, the messages are whole elements and land in the destination's block itself, with
+/// no unpacking pass. Elsewhere they arrive packed (one column per leaf) in one buffer and a
+/// kernel writes them in place. Every rank must receive the same way: with_mode puts the mode in
+/// the signature the plans' agreement compares.
+///
+/// SoA receiving in place (one message per leaf and peer, straight into the columns) was
+/// measured and dropped: on 2 H200s it made the SoA migration 1.34x the hand-written one (1.10x
+/// packed) and the halo gather 43-48% of NCCL (61-68% packed): NCCL moved the many small,
+/// 4-byte-aligned messages far slower than one per peer (bench/results/gpu-2026-11-27-e).
 #pragma once
 
 #include "../../extension.hpp"
@@ -20,21 +24,19 @@ namespace layout::mpi::detail {
 /// How the messages of an exchange arrive (the same on every rank: the agreement checks it).
 enum class receive_mode : std::int64_t {
     packed = 1,   ///< into the incoming buffer, one message a peer; a kernel writes them in place
-    columns = 2,  ///< one message a travelling leaf and peer, into the destination's columns
-    elements = 3, ///< whole elements, one message a peer, into the destination's block
+    elements = 2, ///< whole elements, one message a peer, into the destination's block
 };
 /// Whether a transport writes each received message where its range says, and nothing else
 /// (so that ranges may point into a container).
 template <class Transport>
 inline constexpr bool receives_in_place_v =
     requires { requires bool(Transport::receives_in_place); };
-/// The receive mode of wire_format<T, S> into a container of layout L in memory M.
+/// The receive mode of wire_format<T, S> into a container of layout L in memory M (M: where a
+/// later mode may depend on it).
 template <class Transport, class T, class S, class L, class M>
 constexpr receive_mode receive_mode_of() {
     if constexpr (!receives_in_place_v<Transport>)
         return receive_mode::packed;
-    else if constexpr (layout::extension::contiguous_columns_v<layout::view<const T, L, M>>)
-        return receive_mode::columns;
     else if constexpr (std::is_same_v<S, every_leaf> && layout::extension::packed_elements_v<T, L>)
         return receive_mode::elements;
     else
