@@ -8,10 +8,9 @@
 # by clang++ (clang 14 on Debian 12, which rejects some code that g++ accepts), unoptimized,
 # under AddressSanitizer + UndefinedBehaviorSanitizer with leak checks on: every test runs there
 # (host tests with the differential fuzz tests on a smaller budget, must-not-compile tests with
-# clang's wording, header and README tests; the consumer tests run in the first build only). One
-# build serves both checks because
-# clang compiles the instrumented tests in about 40% of g++'s time (iterator_test.cpp: 66
-# against 171 s).
+# clang's wording, header and README tests; the consumer tests run in the first build only).
+# One build serves both checks because clang compiles the instrumented tests in about 40% of
+# g++'s time (iterator_test.cpp: 66 against 171 s).
 # Then a third build, build/tsan: the two tests of the threaded host paths (for_each_index
 # under exec::parallel; copies and conversions, gather/scatter/permute, sort_by_key and
 # bin_by_key) under ThreadSanitizer, built by clang++ with OpenMP (libomp, whose Archer tool
