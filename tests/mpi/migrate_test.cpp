@@ -5,6 +5,7 @@
 // pair of layouts, and across 12 migrations in a row.
 #include "mpi_test_support.hpp"
 
+#include <layout/mpi/detail/receive_mode.hpp>
 #include <layout/mpi/mpi.hpp>
 
 #include <gtest/gtest.h>
@@ -206,6 +207,31 @@ TYPED_TEST(migrate_layouts, a_reused_plan_allocates_nothing_when_sizes_fit) {
     w.migrate(random_destinations);
     mpi_test::expect_elements(c, w.held[static_cast<std::size_t>(rank)], "after reuse");
 }
+
+// ---- how the device plans' messages arrive (compile time) ----------------------------------------
+
+// Whole AoS elements land in the destination itself only where the transport writes exactly its
+// ranges (NCCL) and every leaf travels; everything else arrives packed. The mode is part of the
+// agreed signature, so ranks that would receive differently disagree (and all throw).
+struct writes_in_place {
+    static constexpr bool receives_in_place = true;
+};
+struct buffered {};
+namespace md = layout::mpi::detail;
+template <class Transport, class L, class S = md::every_leaf>
+constexpr md::receive_mode mode_of =
+    md::receive_mode_of<Transport, Particle, S, L, layout::host_memory>();
+static_assert(mode_of<writes_in_place, lp::aos> == md::receive_mode::elements);
+static_assert(mode_of<buffered, lp::aos> == md::receive_mode::packed);
+static_assert(mode_of<writes_in_place, lp::aos, md::keys<&Particle::pos>> ==
+              md::receive_mode::packed);
+static_assert(mode_of<writes_in_place, lp::soa> == md::receive_mode::packed);
+static_assert(mode_of<writes_in_place, lp::aosoa<8>> == md::receive_mode::packed);
+static_assert(mode_of<writes_in_place, lp::split<lp::aos, lp::soa, &Particle::pos>> ==
+              md::receive_mode::packed);
+static_assert(md::with_mode(12345, md::receive_mode::packed) == 12345);
+static_assert(md::with_mode(12345, md::receive_mode::elements) != 12345);
+static_assert(md::with_mode(12345, md::receive_mode::elements) > 0);
 
 // ---- fields, overlap, neighbours -----------------------------------------------------------------
 
