@@ -253,15 +253,11 @@ bins_view<Index> bin_by_key(C& c, std::size_t num_bins, workspace& ws) {
         // The keys and the first permutation in one pass, into the workspace, sorted there
         // (not copied back: they are scratch); the gather takes the key leaf from them.
         using U = std::make_unsigned_t<K>;
-        U* keys = ws.get<U>(workspace::slot::keys, n);
-        Index* perm = ws.get<Index>(workspace::slot::indices, n);
-        Index* perm_alt = ws.get<Index>(workspace::slot::indices_alt, n);
-        U* keys_alt = ws.get<U>(workspace::slot::keys_alt, n);
-        detail::copy_keys_and_positions<leaf>(c.view(), reinterpret_cast<K*>(keys), perm, s,
-                                              function);
-        detail::validate_keys(reinterpret_cast<const K*>(keys), n, num_bins, s, function);
-        const auto sorted = detail::sort_prepared_pairs(
-            keys, keys_alt, perm, perm_alt, n, 0, detail::bin_bits<U>(num_bins), ws, s, function);
+        const auto b = detail::copy_keys_and_positions<leaf, U, Index>(c.view(), ws, s, function);
+        detail::validate_keys(reinterpret_cast<const K*>(b.keys), n, num_bins, s, function);
+        const auto sorted =
+            detail::sort_prepared_pairs(b.keys, b.keys_alt, b.perm, b.perm_alt, n, 0,
+                                        detail::bin_bits<U>(num_bins), ws, s, function);
         detail::launch_bin_offsets(sorted.keys, n, num_bins, offsets, s, function);
         detail::reorder_into_with_keys<leaf>(c, sorted.perm, sorted.keys, n, ws, s, function);
         return {{sorted.perm, n}, {offsets, num_bins + 1}};

@@ -187,26 +187,38 @@ void reorder_into_with_keys(C& c, const I* perm, const K* sorted_keys, std::size
     }
 }
 
-/// keys[i] = the leaf Leaf of v[i]; positions[i] = i where positions is given (a sort's first
-/// permutation, written in the same pass).
+/// keys[i] = the leaf Leaf of v[i], positions[i] = i: a sort's keys and first permutation.
 template <std::size_t Leaf, class V, class K, class I>
 __global__ void copy_keys_kernel(V v, K* LAYOUT_RESTRICT keys, I* LAYOUT_RESTRICT positions) {
     const std::size_t i = std::size_t{blockIdx.x} * blockDim.x + threadIdx.x;
     if (i >= v.size()) return;
     keys[i] = v.storage().at(i).template leaf<Leaf>();
-    if (positions) positions[i] = static_cast<I>(i);
+    positions[i] = static_cast<I>(i);
 }
 
-/// keys[i] = the leaf Leaf of v[i] and positions[i] = i, for i < v.size(): one pass.
-template <std::size_t Leaf, class V, class I>
-void copy_keys_and_positions(const V& v, leaf_t<typename V::value_type, Leaf>* keys, I* positions,
-                             cudaStream_t stream, const char* function) {
-    if (v.size() == 0) return;
-    copy_keys_kernel<Leaf><<<grid_size(v.size(), block_size, function), block_size, 0, stream>>>(
+/// A sort's double buffers in the workspace (slots keys, keys_alt, indices, indices_alt).
+template <class Key, class Index>
+struct key_buffers {
+    Key *keys, *keys_alt;
+    Index *perm, *perm_alt;
+};
+
+/// The double buffers of a sort by leaf Leaf of v (as Key), their first halves filled in one
+/// pass: keys[i] = the leaf of v[i], perm[i] = i.
+template <std::size_t Leaf, class Key, class Index, class V>
+key_buffers<Key, Index> copy_keys_and_positions(const V& v, workspace& ws, cudaStream_t stream,
+                                                const char* function) {
+    const std::size_t n = v.size();
+    const key_buffers<Key, Index> b{
+        ws.get<Key>(workspace::slot::keys, n), ws.get<Key>(workspace::slot::keys_alt, n),
+        ws.get<Index>(workspace::slot::indices, n), ws.get<Index>(workspace::slot::indices_alt, n)};
+    if (n == 0) return b;
+    copy_keys_kernel<Leaf><<<grid_size(n, block_size, function), block_size, 0, stream>>>(
         layout::view<const typename V::value_type, typename V::layout_type,
                      typename V::memory_type>(v),
-        keys, positions);
+        b.keys, b.perm);
     check_launch(function);
+    return b;
 }
 
 } // namespace layout::cuda::detail

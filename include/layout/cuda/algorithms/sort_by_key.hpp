@@ -270,13 +270,9 @@ std::span<const Index> sort_by_key(C& c, workspace& ws) {
     } else {
         // The keys and the first permutation in one pass, into the workspace, sorted there;
         // the gather then takes the key leaf from the sorted keys.
-        K* keys = ws.get<K>(workspace::slot::keys, n);
-        Index* perm = ws.get<Index>(workspace::slot::indices, n);
-        Index* perm_alt = ws.get<Index>(workspace::slot::indices_alt, n);
-        K* keys_alt = ws.get<K>(workspace::slot::keys_alt, n);
-        detail::copy_keys_and_positions<leaf>(c.view(), keys, perm, s, function);
-        const auto sorted = detail::sort_prepared_pairs(keys, keys_alt, perm, perm_alt, n, 0,
-                                                        int(sizeof(K) * 8), ws, s, function);
+        const auto b = detail::copy_keys_and_positions<leaf, K, Index>(c.view(), ws, s, function);
+        const auto sorted = detail::sort_prepared_pairs(b.keys, b.keys_alt, b.perm, b.perm_alt, n,
+                                                        0, int(sizeof(K) * 8), ws, s, function);
         detail::reorder_into_with_keys<leaf>(c, sorted.perm, sorted.keys, n, ws, s, function);
         return {sorted.perm, n};
     }
