@@ -219,8 +219,7 @@ struct writes_in_place {
 struct buffered {};
 namespace md = layout::mpi::detail;
 template <class Transport, class L, class S = md::every_leaf>
-constexpr md::receive_mode mode_of =
-    md::receive_mode_of<Transport, Particle, S, L, layout::host_memory>();
+constexpr md::receive_mode mode_of = md::receive_mode_of<Transport, Particle, S, L>();
 static_assert(mode_of<writes_in_place, lp::aos> == md::receive_mode::elements);
 static_assert(mode_of<buffered, lp::aos> == md::receive_mode::packed);
 static_assert(mode_of<writes_in_place, lp::aos, md::keys<&Particle::pos>> ==

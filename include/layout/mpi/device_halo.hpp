@@ -150,7 +150,7 @@ public:
                       "containers: mpi::halo_plan");
         using W = detail::wire_format<T, S>;
         layout::cuda::workspace& ws = x_.workspace();
-        x_.template use_mode<T, S, L, M>();
+        x_.template use_mode<T, S, L>();
         const std::size_t wire = x_.template wire_bytes<T, S>();
         detail::local_outcome local;
         local.run([&] {

@@ -156,7 +156,7 @@ private:
         using S = detail::every_leaf;
         using W = detail::wire_format<T, S>;
         layout::cuda::workspace& ws = x_.workspace();
-        x_.template use_mode<T, S, L, M>();
+        x_.template use_mode<T, S, L>();
         const std::size_t wire = x_.template wire_bytes<T, S>();
         const std::int64_t signature = detail::with_mode(W::signature, x_.mode());
 

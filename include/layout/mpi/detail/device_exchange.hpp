@@ -253,13 +253,13 @@ public:
     void next_version() noexcept { ++version_; }
     std::int64_t version() const noexcept { return version_; }
 
-    /// How an exchange of wire_format<T, S> into a container of layout L in memory M arrives
+    /// How an exchange of wire_format<T, S> into a container of layout L arrives
     /// (receive_mode_of); set by the plans before anything is reserved or agreed.
-    template <class T, class S, class L, class M>
-    static constexpr receive_mode mode_for = receive_mode_of<Transport, T, S, L, M>();
-    template <class T, class S, class L, class M>
+    template <class T, class S, class L>
+    static constexpr receive_mode mode_for = receive_mode_of<Transport, T, S, L>();
+    template <class T, class S, class L>
     void use_mode() noexcept {
-        mode_ = mode_for<T, S, L, M>;
+        mode_ = mode_for<T, S, L>;
     }
     receive_mode mode() const noexcept { return mode_; }
     /// Bytes a message carries per element: whole elements in receive_mode::elements, else the
@@ -274,9 +274,13 @@ public:
     /// The messages and pieces of an exchange of wire_format<T, S> after agree_counts: item k of
     /// the order (grouped by destination, census_[r] where r's begin) goes to its rank; what
     /// arrives from rank s (self included) lands at base + (what ranks before s send here).
+    /// Received in place (receive_mode::elements), a message is exactly its whole elements and
+    /// its receive range is where they land in the destination block (the offsets of in_ count
+    /// from the block); else it is padded to 16 bytes and lands in the incoming buffer.
     template <class T, class S>
     void lay_out(std::size_t base) {
         const std::size_t P = ranks(), per_element = wire_bytes<T, S>();
+        const bool in_place = mode_ == receive_mode::elements;
         out_.clear();
         in_.clear();
         pieces_.clear();
@@ -284,16 +288,19 @@ public:
         for (std::size_t r = 0; r < P; ++r) {
             const std::size_t k = count(me(), r);
             if (r == me() || k == 0) continue;
-            out_.push_back({static_cast<int>(r), out_bytes, message_bytes(per_element, k)});
-            out_bytes += out_.back().bytes;
+            const std::size_t room = message_bytes(per_element, k);
+            out_.push_back({static_cast<int>(r), out_bytes, in_place ? k * per_element : room});
+            out_bytes += room;
         }
-        for (std::size_t s = 0; s < P; ++s) {
+        for (std::size_t s = 0, at = base; s < P; at += count(s, me()), ++s) {
             const std::size_t k = count(s, me());
             if (s == me() || k == 0) continue;
-            const std::size_t bytes =
-                mode_ == receive_mode::packed ? message_bytes(per_element, k) : 0;
-            in_.push_back({static_cast<int>(s), in_bytes, bytes});
-            in_bytes += bytes;
+            if (in_place) {
+                in_.push_back({static_cast<int>(s), at * per_element, k * per_element});
+            } else {
+                in_.push_back({static_cast<int>(s), in_bytes, message_bytes(per_element, k)});
+                in_bytes += in_.back().bytes;
+            }
         }
         outgoing_ = static_cast<std::byte*>(ws_.bytes(slot::outgoing, out_bytes));
         incoming_ = static_cast<std::byte*>(ws_.bytes(slot::incoming, in_bytes));
@@ -309,7 +316,7 @@ public:
             const std::size_t k = count(s, me());
             if (s == me())
                 self_ = {at, k, static_cast<std::uint64_t>(census_[me()]), nullptr, nullptr, 0};
-            else if (k != 0)
+            else if (k != 0 && !in_place) // arrivals the unpacking kernel writes
                 pieces_.push_back({at, k, 0, incoming_ + in_[m++].offset, nullptr, 0});
         }
     }
@@ -319,7 +326,7 @@ public:
     template <class T, class S, class L, class M>
     void move(const layout::view<T, L, M>& dst, const layout::view<const T, L, M>& src,
               const std::uint32_t* order) {
-        constexpr receive_mode mode = mode_for<T, S, L, M>;
+        constexpr receive_mode mode = mode_for<T, S, L>;
         const cudaStream_t s = stream();
         const piece* pack = pieces_.data();
         const piece* arrivals = pack + pack_pieces_;
@@ -332,14 +339,10 @@ public:
                 else
                     pack_kernel<T, S, L, M, K...><<<grid, block, 0, s>>>(src, order, t);
             });
-            // Where the messages land in dst itself, the transport's ranges say where.
-            std::span<const message_range> out = out_, in = in_;
+            // Received in place, the ranges of in_ count from dst's block.
             std::byte* recv = incoming_;
-            if constexpr (mode != receive_mode::packed) {
-                recv = in_place_ranges(dst, arrivals, end);
-                out = wire_out_;
-                in = wire_in_;
-            }
+            if constexpr (mode == receive_mode::elements)
+                recv = reinterpret_cast<std::byte*>(dst.storage().data);
             // The elements that stay move on a second stream while the messages travel, and
             // the stream joins it again before anything else runs there. A transport that
             // queues its messages on the stream (NCCL) goes first, so that its kernel has the
@@ -352,7 +355,7 @@ public:
             };
             if (fork) fork_.record(s);
             if (fork && !queues_on_stream) stay(fork_.side());
-            transport_.exchange(outgoing_, out, recv, in, s);
+            transport_.exchange(outgoing_, out_, recv, in_, s);
             if (fork && queues_on_stream) stay(fork_.side());
             if constexpr (mode == receive_mode::packed)
                 for_each_launch(arrivals, end, [&](const pieces& t, unsigned grid) {
@@ -364,24 +367,6 @@ public:
 
 private:
     std::size_t host_bytes() const noexcept { return (ranks() + 3) * sizeof(unsigned long long); }
-
-    /// The transport's ranges where messages land in dst (receive_mode::elements): the sends
-    /// (wire_out_: each message's whole elements) and the receives (wire_in_: where each peer's
-    /// elements go in dst, the arrival pieces' positions), as offsets from the returned base,
-    /// dst's block. Both sides list the same sizes in the same order.
-    template <class T, class L, class M>
-    std::byte* in_place_ranges(const layout::view<T, L, M>& dst, const piece* arrivals,
-                               const piece* end) {
-        wire_out_.clear();
-        wire_in_.clear();
-        for (const message_range& m : out_)
-            wire_out_.push_back(
-                {m.rank, m.offset, count(me(), static_cast<std::size_t>(m.rank)) * sizeof(T)});
-        const message_range* peer = in_.data();
-        for (const piece* p = arrivals; p != end; ++p, ++peer)
-            wire_in_.push_back({peer->rank, p->first * sizeof(T), p->count * sizeof(T)});
-        return arrivals == end ? incoming_ : reinterpret_cast<std::byte*>(dst.storage().data);
-    }
 
     /// launch(table, grid) for the pieces in [first, last), at most pieces::capacity a launch.
     template <class Launch>
@@ -410,7 +395,7 @@ private:
     unsigned long long* counts_ = nullptr; // pinned: per bucket, then the first bad item
     std::vector<long long> census_;
     std::vector<std::int64_t> extra_;
-    std::vector<message_range> out_, in_, wire_out_, wire_in_;
+    std::vector<message_range> out_, in_;
     std::vector<piece> pieces_;
     std::size_t pack_pieces_ = 0;
     piece self_{};

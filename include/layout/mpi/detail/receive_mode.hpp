@@ -13,7 +13,6 @@
 #pragma once
 
 #include "../../extension.hpp"
-#include "../../view.hpp"
 #include "../fields.hpp"
 
 #include <cstdint>
@@ -31,9 +30,8 @@ enum class receive_mode : std::int64_t {
 template <class Transport>
 inline constexpr bool receives_in_place_v =
     requires { requires bool(Transport::receives_in_place); };
-/// The receive mode of wire_format<T, S> into a container of layout L in memory M (M: where a
-/// later mode may depend on it).
-template <class Transport, class T, class S, class L, class M>
+/// The receive mode of wire_format<T, S> into a container of layout L.
+template <class Transport, class T, class S, class L>
 constexpr receive_mode receive_mode_of() {
     if constexpr (!receives_in_place_v<Transport>)
         return receive_mode::packed;
