@@ -45,7 +45,8 @@
 //
 // The library calls that issue 29 adds are behind LAYOUT_PIC_NEW_API, on by default:
 // layout::cuda::workspace ws(stream, resource), remove_if(c, pred, ws) and
-// bin_by_key<&Particle::cell>(c, cells, ws). Built with -DLAYOUT_PIC_NEW_API=0 the program uses
+// bin_by_key<&Particle::cell>(c, cells, ws), and the output's copy through ws (staged on the GPU
+// for the layouts whose x, y, z, id are not columns). Built with -DLAYOUT_PIC_NEW_API=0 the program uses
 // the calls that existed before them: remove_if(c, pred), and for binning a kernel that copies
 // the cell of each particle into a layout::cuda::aos_vector<int> (allocated once) and
 // bin_by_key(keys, cells, c, stream). Either way, the output's layout::cuda::copy of a selection
@@ -1073,7 +1074,11 @@ result run_library(const char* name, const world& w, pinned_particles& pinned,
                 c.view().template select<&Particle::x, &Particle::y, &Particle::z, &Particle::id>(),
                 pinned.view()
                     .template select<&Particle::x, &Particle::y, &Particle::z, &Particle::id>(),
+#if LAYOUT_PIC_NEW_API
+                ws);
+#else
                 stream);
+#endif
             // The copy should have waited for the stream (as a whole-container copy into
             // host-accessible memory does): if work is still queued, it returned early; count
             // that, and wait here so that the phase ends with the data on the host, as the

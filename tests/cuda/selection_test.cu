@@ -7,6 +7,7 @@
 #include "../host/test_types.hpp"
 #include "gpu_test.hpp"
 
+#include <layout/cuda/workspace.hpp>
 #include <layout/layout.hpp>
 
 #include <cuda_runtime.h>
@@ -127,6 +128,59 @@ TYPED_TEST(selection_gpu, copies_chosen_fields_between_device_layouts) {
     for (auto& p : expected) std::swap(p.vx, p.mass);
     const layout::aos_vector<Particle> swapped = dst;
     EXPECT_TRUE(matches(swapped, expected));
+}
+
+/// Holds its stream for about `cycles` clock ticks, then sets x = i + 0.5 of every element: a
+/// copy ordered after it on that stream must see the new values.
+__global__ void spin(long long cycles) {
+    const long long start = clock64();
+    while (clock64() - start < cycles) {
+    }
+}
+template <class V>
+__global__ void set_x(V v) {
+    const std::size_t i = std::size_t{blockIdx.x} * blockDim.x + threadIdx.x;
+    if (i < v.size()) layout::get<&Particle::x>(v[i]) = static_cast<float>(i) + 0.5f;
+}
+
+// Through a workspace, device -> pinned SoA (staged chunk by chunk on the GPU where the source's
+// fields are not columns): on a non-blocking stream behind a slow kernel, sizes of one chunk,
+// of three (the stages reused) and a partial last one; there when copy returns, the other fields
+// as they were, and nothing allocated by a second copy.
+TYPED_TEST(selection_gpu, copies_chosen_fields_to_pinned_columns_through_a_workspace) {
+    using L = typename TypeParam::policy;
+    std::mt19937 g(17);
+    cudaStream_t raw = nullptr;
+    ASSERT_TRUE(check_cuda(cudaStreamCreateWithFlags(&raw, cudaStreamNonBlocking), "stream"));
+    const layout::stream_ref stream(raw);
+    {
+        layout::cuda::workspace ws(stream);
+        constexpr std::size_t chunk = layout::cuda::detail::stage_chunk;
+        for (std::size_t n : {std::size_t{33}, chunk, 2 * chunk + 5}) {
+            auto on_device = random_particles(g, n);
+            const auto on_host = random_particles(g, n);
+            device_vector<Particle, L> dev(
+                layout::vector<Particle, L>(on_device.begin(), on_device.end()), stream);
+            using pinned_soa =
+                layout::vector<Particle, layout::policy::soa, layout::cuda::pinned_memory>;
+            pinned_soa to(layout::soa_vector<Particle>(on_host.begin(), on_host.end()));
+            spin<<<1, 1, 0, raw>>>(20'000'000);
+            set_x<<<static_cast<unsigned>((n + 255) / 256), 256, 0, raw>>>(dev.view());
+            ASSERT_TRUE(check_cuda(cudaGetLastError(), "spin, set_x"));
+            for (std::size_t i = 0; i < n; ++i) on_device[i].x = static_cast<float>(i) + 0.5f;
+            for (int round = 0; round < 2; ++round) {
+                const std::size_t before = ws.allocations();
+                layout::cuda::copy(dev.template select<&Particle::z, &Particle::x>(),
+                                   to.template select<&Particle::z, &Particle::x>(), ws);
+                auto expected = on_host;
+                for (std::size_t i = 0; i < n; ++i)
+                    expected[i].z = on_device[i].z, expected[i].x = on_device[i].x;
+                EXPECT_TRUE(matches(to, expected)) << "n " << n << ", copy " << round;
+                if (round == 1) EXPECT_EQ(ws.allocations(), before) << "n " << n;
+            }
+        }
+    }
+    ASSERT_TRUE(check_cuda(cudaStreamDestroy(raw), "cudaStreamDestroy"));
 }
 
 /// Nested members as keys (layout::path) in a split layout and a selection under nvcc, whose

@@ -1,9 +1,10 @@
 /// \file cuda/workspace.hpp
 /// Scratch memory that the device algorithms keep from call to call, so that a time loop's
 /// steps allocate nothing once warm, as a hand-written step with preallocated buffers does:
-/// CUB's temporary storage, flags, indices, keys, a counter, and a second block of elements for
-/// the algorithms that reorder a container by writing into another block and swapping the two
-/// (double buffering: remove_if, sort_by_key, bin_by_key).
+/// CUB's temporary storage, flags, indices, keys, a counter, a copy's stages, and a second block
+/// of elements for the algorithms that reorder a container by writing into another block and
+/// swapping the two (double buffering: remove_if, sort_by_key, bin_by_key); and two side streams
+/// that an operation may fork copies onto and joins back before returning.
 ///
 ///     layout::cuda::workspace ws(particles);   // the container's stream and resource
 ///     for (int step = 0; step < steps; ++step) {
@@ -27,6 +28,7 @@
 
 #include "../memory_resource.hpp"
 #include "../vector.hpp"
+#include "detail/side_stream.hpp"
 #include "memory.hpp"
 #include "memory_resource.hpp"
 
@@ -53,6 +55,7 @@ public:
         outgoing, // messages to other ranks (layout::mpi::device_migration_plan)
         incoming, // messages from other ranks
         table,    // a plan's per-peer table
+        stage,    // copies staged on the GPU (layout::cuda::copy through a workspace)
         count_
     };
 
@@ -136,6 +139,15 @@ public:
         if (!elements_.p) elements_.resource.reset(); // c had no block: nothing kept
     }
 
+    /// Second streams (k = 0 or 1) that an operation forks work onto from the workspace's
+    /// stream and joins back into before it returns (copies beside kernels); created on first
+    /// use and kept.
+    detail::side_stream& side(unsigned k = 0) {
+        std::optional<detail::side_stream>& s = sides_.at(k);
+        if (!s) s.emplace();
+        return *s;
+    }
+
     /// Throws std::invalid_argument unless s is this workspace's stream.
     void check_stream(stream_ref s, const char* function) const {
         if (s != stream_)
@@ -180,6 +192,7 @@ private:
     resource_ref resource_;
     std::array<block, static_cast<unsigned>(slot::count_)> blocks_{};
     element_block elements_;
+    std::array<std::optional<detail::side_stream>, 2> sides_;
     std::size_t allocations_ = 0;
 };
 

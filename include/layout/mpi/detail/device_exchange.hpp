@@ -51,47 +51,6 @@
 
 namespace layout::mpi::detail {
 
-/// A second stream that work forks onto from a stream and joins back into, ordered by events
-/// (no host wait; a CUDA graph captures the fork and the join).
-class side_stream {
-public:
-    side_stream() {
-        layout::cuda::check(cudaStreamCreateWithFlags(&side_, cudaStreamNonBlocking),
-                            "cudaStreamCreateWithFlags");
-        if (cudaEventCreateWithFlags(&forked_, cudaEventDisableTiming) != cudaSuccess ||
-            cudaEventCreateWithFlags(&joined_, cudaEventDisableTiming) != cudaSuccess) {
-            release();
-            layout::cuda::check(cudaErrorMemoryAllocation, "cudaEventCreateWithFlags");
-        }
-    }
-    side_stream(const side_stream&) = delete;
-    side_stream& operator=(const side_stream&) = delete;
-    ~side_stream() { release(); }
-
-    cudaStream_t side() const noexcept { return side_; }
-    /// Work queued on side() from now on runs after the work queued on `from` so far.
-    void record(cudaStream_t from) {
-        layout::cuda::check(cudaEventRecord(forked_, from), "cudaEventRecord");
-        layout::cuda::check(cudaStreamWaitEvent(side_, forked_, 0), "cudaStreamWaitEvent");
-    }
-    /// Work queued on `into` from now on runs after the work queued on side() so far.
-    void join(cudaStream_t into) {
-        layout::cuda::check(cudaEventRecord(joined_, side_), "cudaEventRecord");
-        layout::cuda::check(cudaStreamWaitEvent(into, joined_, 0), "cudaStreamWaitEvent");
-    }
-
-private:
-    void release() noexcept {
-        if (joined_) cudaEventDestroy(joined_);
-        if (forked_) cudaEventDestroy(forked_);
-        if (side_) cudaStreamDestroy(side_);
-        joined_ = forked_ = nullptr;
-        side_ = nullptr;
-    }
-    cudaStream_t side_ = nullptr;
-    cudaEvent_t forked_ = nullptr, joined_ = nullptr;
-};
-
 /// A device-planned plan's state and steps (see the file comment).
 template <device_transport Transport>
 class device_exchange {
@@ -117,6 +76,7 @@ public:
             out_.reserve(ranks());
             in_.reserve(ranks());
             pieces_.reserve(2 * ranks());
+            ws_.side(); // the stream the elements that stay move on, created before any exchange
         });
         id_ = agree(comm_, rank_, operation::construct, local, next_plan_id(), 0, 0,
                     /*check_plan=*/false);
@@ -348,20 +308,21 @@ public:
             // queues its messages on the stream (NCCL) goes first, so that its kernel has the
             // SMs it needs before the copy takes the rest.
             const bool fork = self_.count != 0;
+            layout::cuda::detail::side_stream& side = ws_.side();
             auto stay = [&](cudaStream_t on) {
                 for_each_launch(&self_, &self_ + 1, [&](const pieces& t, unsigned grid) {
                     assemble_kernel<T, S, L, M, K...><<<grid, block, 0, on>>>(dst, src, order, t);
                 });
             };
-            if (fork) fork_.record(s);
-            if (fork && !queues_on_stream) stay(fork_.side());
+            if (fork) side.fork(s);
+            if (fork && !queues_on_stream) stay(side.side());
             transport_.exchange(outgoing_, out_, recv, in_, s);
-            if (fork && queues_on_stream) stay(fork_.side());
+            if (fork && queues_on_stream) stay(side.side());
             if constexpr (mode == receive_mode::packed)
                 for_each_launch(arrivals, end, [&](const pieces& t, unsigned grid) {
                     assemble_kernel<T, S, L, M, K...><<<grid, block, 0, s>>>(dst, src, order, t);
                 });
-            if (fork) fork_.join(s);
+            if (fork) side.join(s);
         }(std::make_index_sequence<wire_format<T, S>::count>{});
     }
 
@@ -401,7 +362,6 @@ private:
     piece self_{};
     receive_mode mode_ = receive_mode::packed;
     std::byte *outgoing_ = nullptr, *incoming_ = nullptr;
-    side_stream fork_;
 };
 
 } // namespace layout::mpi::detail
