@@ -165,12 +165,16 @@ TYPED_TEST(proxy_semantics, a_moved_proxy_keeps_the_value_for_rvalue_reads) {
     std::mt19937 g(12);
     std::vector<Particle> m = random_values<Particle>(g, 4);
     C c(m.begin(), m.end());
-    auto t = std::move(*c.begin());       // as libstdc++'s ranges::rotate does
+    // As libstdc++'s ranges::rotate does: std::move(*it). Through a named reference, so that
+    // g++ 13 does not call moving the proxy that *it returns a pessimizing move (-Werror).
+    auto&& first = *c.begin();
+    auto t = std::move(first);
     c[0] = m[1];                          // the element is overwritten...
     EXPECT_TRUE(same(Particle(t), m[1])); // read as an lvalue, t reads the element
     c[3] = std::move(t);                  // ...and what t keeps is stored back
     EXPECT_TRUE(same(Particle(c[3]), m[0]));
-    auto u = std::move(c[2]);
+    auto&& third = c[2];
+    auto u = std::move(third);
     EXPECT_TRUE(same(Particle(std::move(u)), m[2]));
     // read-only proxies keep nothing: they rebind
     auto r = c.cview()[1];
