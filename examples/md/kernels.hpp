@@ -346,6 +346,9 @@ LAYOUT_HOST_DEVICE LAYOUT_FORCEINLINE Real lj_fpair(Real rsq, Real& r6inv_out) {
 /// Forces from a full list (GPU): atom i sums over all its neighbors and writes only its own
 /// force, so threads never write the same atom (no atomics) at the price of computing each pair
 /// twice. With Energy, e[i] and w[i] get half of each pair's energy and virial.
+/// operator() is one thread an atom. For few atoms (too few threads to hide the loads' latency)
+/// a GPU kernel may give an atom several threads: each takes the pairs k = lane, lane + lanes,
+/// ... (partial), their sums are added in a fixed order, and one of them stores them (store).
 template <class Real, bool Energy>
 struct lj_full {
     neighbor_list list;
@@ -353,11 +356,19 @@ struct lj_full {
     Real cut_sq;
     double* e;
     double* w;
+
+    struct sums {
+        Real fx = 0, fy = 0, fz = 0, eng = 0, vir = 0;
+    };
     template <class View>
     LAYOUT_HOST_DEVICE void operator()(const View& a, std::size_t i) const {
-        auto&& [x, v, f, type, id] = a[i];
-        const vec3<Real> pi = x;
-        Real fx = 0, fy = 0, fz = 0, eng = 0, vir = 0;
+        store(a, i, partial(a, i, 0, 1));
+    }
+    template <class View>
+    LAYOUT_HOST_DEVICE sums partial(const View& a, std::size_t i, unsigned lane,
+                                    unsigned lanes) const {
+        const vec3<Real> pi = layout::get<0>(a[i]);
+        sums s;
         const index_t* neigh = list.neigh + i * list.stride_i;
         auto pair = [&]<bool Image>(std::size_t k) {
             const std::size_t j = neigh[k * list.stride_k];
@@ -372,22 +383,27 @@ struct lj_full {
             if (rsq < cut_sq) {
                 Real r6inv;
                 const Real fpair = lj_fpair(rsq, r6inv);
-                fx += dx * fpair;
-                fy += dy * fpair;
-                fz += dz * fpair;
+                s.fx += dx * fpair;
+                s.fy += dy * fpair;
+                s.fz += dz * fpair;
                 if constexpr (Energy) {
-                    eng += r6inv * (Real(4) * r6inv - Real(4));
-                    vir += fpair * rsq;
+                    s.eng += r6inv * (Real(4) * r6inv - Real(4));
+                    s.vir += fpair * rsq;
                 }
             }
         };
         const std::size_t plain = list.plain[i], n = list.count[i];
-        for (std::size_t k = 0; k < plain; ++k) pair.template operator()<false>(k);
-        for (std::size_t k = plain; k < n; ++k) pair.template operator()<true>(k);
-        f = vec3<Real>{fx, fy, fz};
+        std::size_t k = lane;
+        for (; k < plain; k += lanes) pair.template operator()<false>(k);
+        for (; k < n; k += lanes) pair.template operator()<true>(k);
+        return s;
+    }
+    template <class View>
+    LAYOUT_HOST_DEVICE void store(const View& a, std::size_t i, const sums& s) const {
+        layout::get<2>(a[i]) = vec3<Real>{s.fx, s.fy, s.fz};
         if constexpr (Energy) {
-            e[i] = 0.5 * double(eng);
-            w[i] = 0.5 * double(vir);
+            e[i] = 0.5 * double(s.eng);
+            w[i] = 0.5 * double(s.vir);
         }
     }
 };

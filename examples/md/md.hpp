@@ -98,6 +98,7 @@ struct options {
     int raw_reps = 50;
     bool graph = false;    // GPU: the steps between rebuilds and thermo replayed as CUDA graphs
     int graph_compare = 0; // GPU: runs without and with graphs this many times each, compared
+    int force_lanes = 0;   // GPU: threads an atom in the force kernel (1, 2, 4, 8; 0: by size)
 };
 
 inline const char* usage =
@@ -105,7 +106,7 @@ inline const char* usage =
     "          [--cutoff 2.5] [--skin 0.3] [--dt 0.005] [--steps 100] [--thermo 50] [--every 20]\n"
     "          [--layout aos|soa|aosoa32|split] [--device cpu|gpu] [--precision double|float]\n"
     "          [--neighbor half|full] [--digits 8] [--threads 1] [--no-timing]\n"
-    "          [--compare-raw [REPS]] [--graph] [--graph-compare [REPS]]\n";
+    "          [--compare-raw [REPS]] [--graph] [--graph-compare [REPS]] [--force-lanes 0]\n";
 
 namespace detail {
 
@@ -217,6 +218,12 @@ inline options parse_options(int argc, char** argv) {
                 o.graph_compare =
                     static_cast<int>(detail::to_long(value("repetitions"), "--graph-compare"));
             if (o.graph_compare < 1) throw input_error("--graph-compare: at least 1 repetition");
+        } else if (opt == "--force-lanes") {
+            o.force_lanes =
+                static_cast<int>(detail::to_long(value("threads an atom"), "--force-lanes"));
+            if (o.force_lanes != 0 && o.force_lanes != 1 && o.force_lanes != 2 &&
+                o.force_lanes != 4 && o.force_lanes != 8)
+                throw input_error("--force-lanes: 0 (chosen from the atom count), 1, 2, 4 or 8");
         } else if (opt == "--help" || opt == "-h") {
             std::fputs(usage, stdout);
             std::exit(0);

@@ -50,6 +50,11 @@ struct timings {
     long builds = 0;
 };
 
+/// Whether Backend runs full-list forces with several threads an atom (the GPU's).
+template <class Backend, class View, class F>
+concept lane_forces =
+    requires(const Backend& b, const View& v, const F& f) { b.full_forces(v, f, 0); };
+
 template <class Real, class Layout, class Backend>
 class simulation {
 public:
@@ -342,13 +347,20 @@ private:
                                      lj_half<Real, false>{list(), box_, cut_sq_, nullptr, nullptr});
         } else {
             if (energy)
-                backend_.for_each(
-                    atoms_.view(),
+                full_forces(
                     lj_full<Real, true>{list(), box_, cut_sq_, backend_.ptr(e_), backend_.ptr(w_)});
             else
-                backend_.for_each(atoms_.view(),
-                                  lj_full<Real, false>{list(), box_, cut_sq_, nullptr, nullptr});
+                full_forces(lj_full<Real, false>{list(), box_, cut_sq_, nullptr, nullptr});
         }
+    }
+
+    /// The GPU's force kernel may give an atom several threads (its full_forces).
+    template <class F>
+    void full_forces(const F& f) {
+        if constexpr (lane_forces<Backend, decltype(atoms_.view()), F>)
+            backend_.full_forces(atoms_.view(), f, opt_.force_lanes);
+        else
+            backend_.for_each(atoms_.view(), f);
     }
 
     thermo measure(long step) {
