@@ -33,6 +33,7 @@
 #endif
 
 #include "distributed.hpp"
+#include "gpu_forces.hpp"
 
 #include <layout/cuda/algorithms.hpp>
 #include <layout/cuda/workspace.hpp>
@@ -139,14 +140,6 @@ struct lists_ghost {
     }
 };
 
-/// f(a, i) for i in [first, last): the forces of a range of owned atoms. `a` views every local
-/// atom, ghosts included (for_each_index over the range's view would end before them).
-template <class View, class F>
-__global__ void for_range(View a, std::size_t first, std::size_t last, F f) {
-    const std::size_t i = first + std::size_t{blockIdx.x} * blockDim.x + threadIdx.x;
-    if (i < last) f(a, i);
-}
-
 } // namespace gpu
 
 template <class Real, class Layout, layout::mpi::device_transport Transport>
@@ -242,14 +235,15 @@ private:
     const Real* dtf() { return ptr(dtf_on_gpu_); }
     void gather_ghosts() { halo_.template gather<&atom_t::x>(atoms_); }
 
-    /// f(every atom, i) for the owned atoms i in [first, last), on stream s.
+    /// The forces f of the owned atoms [first, last), on stream s (gpu_forces.hpp: `a` views
+    /// every local atom, ghosts included), with --force-lanes threads an atom, or as many as
+    /// give the GPU the threads it holds at once for that range (the boundary range is small).
     template <class F>
     void for_range(const F& f, std::size_t first, std::size_t last, cudaStream_t s) {
-        if (first == last) return;
-        constexpr unsigned block = 256;
-        const auto grid = static_cast<unsigned>((last - first + block - 1) / block);
-        gpu::for_range<<<grid, block, 0, s>>>(atoms_.view(), first, last, f);
-        gpu::check(cudaGetLastError(), "for_range");
+        const int lanes = opt_.force_lanes != 0
+                              ? opt_.force_lanes
+                              : gpu::lanes_for(last > first ? last - first : 0, resident_threads_);
+        gpu::full_forces(atoms_.view(), f, first, last, lanes, s);
     }
 
     /// The forces f of the interior atoms [0, interior_) on `interior` and of the boundary atoms
@@ -442,6 +436,7 @@ private:
     layout::cuda::workspace ws_;
     atoms_t atoms_;
     std::size_t owned_ = 0;
+    std::size_t resident_threads_ = gpu::resident_threads(); // for the force kernels' lanes
     // Every buffer on the simulation's stream: one on the default stream (a default-constructed
     // vector's) would grow there, unordered with the kernels that use it on stream_ (a
     // non-blocking stream): the race that corrupted atoms at rebuilds of millions of atoms.

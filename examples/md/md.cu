@@ -16,6 +16,7 @@
 // and no races; computing each pair twice costs less than the atomic f[j] updates of a half
 // list would (arithmetic is cheap next to the gathers of neighbor positions).
 #include "checkpoint.hpp"
+#include "gpu_forces.hpp"
 #include "host_backend.hpp"
 
 #include <layout/cuda/algorithms.hpp>
@@ -41,26 +42,6 @@
 #include <vector>
 
 namespace md {
-
-/// f's forces with Lanes threads an atom: thread t takes atom t / Lanes, lane t % Lanes, its
-/// share of the pairs (lj_full::partial); the lanes' sums are added pairwise in a fixed order
-/// (so the thermo is the same every run) and the first lane stores them.
-template <unsigned Lanes, class View, class F>
-__global__ void full_forces_kernel(View a, F f) {
-    const std::size_t t = std::size_t{blockIdx.x} * blockDim.x + threadIdx.x;
-    const std::size_t i = t / Lanes;
-    const unsigned lane = static_cast<unsigned>(t % Lanes);
-    typename F::sums s{}; // past the last atom: zeros, so that every lane takes part below
-    if (i < a.size()) s = f.partial(a, i, lane, Lanes);
-    for (unsigned d = Lanes / 2; d > 0; d /= 2) {
-        s.fx += __shfl_down_sync(0xffffffffu, s.fx, d, Lanes);
-        s.fy += __shfl_down_sync(0xffffffffu, s.fy, d, Lanes);
-        s.fz += __shfl_down_sync(0xffffffffu, s.fz, d, Lanes);
-        s.eng += __shfl_down_sync(0xffffffffu, s.eng, d, Lanes);
-        s.vir += __shfl_down_sync(0xffffffffu, s.vir, d, Lanes);
-    }
-    if (lane == 0 && i < a.size()) f.store(a, i, s);
-}
 
 struct max_of {
     __host__ __device__ index_t operator()(index_t a, index_t b) const { return a > b ? a : b; }
@@ -92,14 +73,7 @@ struct device_backend {
         layout::cuda::check(cudaMallocHost(&h, sizeof(std::uint64_t)), "cudaMallocHost");
         readback_.reset(h);
         ws_ = std::make_unique<layout::cuda::workspace>(stream());
-        int device = 0, sms = 0, threads = 0;
-        layout::cuda::check(cudaGetDevice(&device), "cudaGetDevice");
-        layout::cuda::check(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device),
-                            "cudaDeviceGetAttribute");
-        layout::cuda::check(
-            cudaDeviceGetAttribute(&threads, cudaDevAttrMaxThreadsPerMultiProcessor, device),
-            "cudaDeviceGetAttribute");
-        resident_threads_ = static_cast<std::size_t>(sms) * static_cast<std::size_t>(threads);
+        resident_threads_ = gpu::resident_threads();
     }
 
     cudaStream_t native_stream() const { return stream_.get(); }
@@ -134,29 +108,12 @@ struct device_backend {
     template <class View, class F>
     void half_forces(const View&, const F&) const {} // never called: the GPU's list is full
 
-    /// The full-list forces f (lj_full) with `lanes` threads an atom (1, 2, 4 or 8; 0: the most
-    /// that keep the grid within the threads the GPU holds at once). One thread an atom leaves
-    /// a small system's GPU mostly idle, each thread walking ~77 neighbours' loads one after
-    /// the other: 32,000 atoms are 12% of an H100's resident threads.
+    /// The full-list forces f (lj_full) with `lanes` threads an atom (gpu_forces.hpp; 0: as
+    /// many as give the GPU the threads it holds at once, gpu::lanes_for).
     template <class View, class F>
     void full_forces(const View& v, const F& f, int lanes) const {
-        const std::size_t n = v.size();
-        if (lanes == 0) {
-            lanes = 1;
-            while (lanes < 8 && n * static_cast<std::size_t>(2 * lanes) <= resident_threads_)
-                lanes *= 2;
-        }
-        if (lanes == 1 || n == 0) return for_each(v, f);
-        constexpr unsigned block = 256;
-        const auto grid =
-            static_cast<unsigned>((n * static_cast<std::size_t>(lanes) + block - 1) / block);
-        if (lanes == 2)
-            full_forces_kernel<2><<<grid, block, 0, native_stream()>>>(v, f);
-        else if (lanes == 4)
-            full_forces_kernel<4><<<grid, block, 0, native_stream()>>>(v, f);
-        else
-            full_forces_kernel<8><<<grid, block, 0, native_stream()>>>(v, f);
-        layout::cuda::check(cudaGetLastError(), "md force kernel launch");
+        if (lanes == 0) lanes = gpu::lanes_for(v.size(), resident_threads_);
+        gpu::full_forces(v, f, 0, v.size(), lanes, native_stream());
     }
 
     /// Sorts the keys (the permutation and the offsets per cell come back) and gathers the
