@@ -240,10 +240,7 @@ private:
     /// give the GPU the threads it holds at once for that range (the boundary range is small).
     template <class F>
     void for_range(const F& f, std::size_t first, std::size_t last, cudaStream_t s) {
-        const int lanes = opt_.force_lanes != 0
-                              ? opt_.force_lanes
-                              : gpu::lanes_for(last > first ? last - first : 0, resident_threads_);
-        gpu::full_forces(atoms_.view(), f, first, last, lanes, s);
+        gpu::full_forces(atoms_.view(), f, first, last, opt_.force_lanes, s);
     }
 
     /// The forces f of the interior atoms [0, interior_) on `interior` and of the boundary atoms
@@ -436,7 +433,6 @@ private:
     layout::cuda::workspace ws_;
     atoms_t atoms_;
     std::size_t owned_ = 0;
-    std::size_t resident_threads_ = gpu::resident_threads(); // for the force kernels' lanes
     // Every buffer on the simulation's stream: one on the default stream (a default-constructed
     // vector's) would grow there, unordered with the kernels that use it on stream_ (a
     // non-blocking stream): the race that corrupted atoms at rebuilds of millions of atoms.

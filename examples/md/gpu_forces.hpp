@@ -65,12 +65,19 @@ inline int lanes_for(std::size_t n, std::size_t resident) {
     return lanes;
 }
 
+/// lanes_for n atoms on the current device.
+inline int lanes_for(std::size_t n) {
+    static const std::size_t resident = resident_threads(); // once: a process keeps its device
+    return lanes_for(n, resident);
+}
+
 /// f's forces of atoms [first, last) of a (which views every atom a pair may read) with `lanes`
-/// threads an atom (1, 2, 4 or 8), on stream s.
+/// threads an atom (1, 2, 4 or 8; 0: lanes_for the range's length), on stream s.
 template <class View, class F>
 void full_forces(const View& a, const F& f, std::size_t first, std::size_t last, int lanes,
                  cudaStream_t s) {
     if (first >= last) return;
+    if (lanes == 0) lanes = lanes_for(last - first);
     constexpr unsigned block = 256;
     const auto grid = static_cast<unsigned>(
         ((last - first) * static_cast<std::size_t>(lanes) + block - 1) / block);

@@ -73,7 +73,6 @@ struct device_backend {
         layout::cuda::check(cudaMallocHost(&h, sizeof(std::uint64_t)), "cudaMallocHost");
         readback_.reset(h);
         ws_ = std::make_unique<layout::cuda::workspace>(stream());
-        resident_threads_ = gpu::resident_threads();
     }
 
     cudaStream_t native_stream() const { return stream_.get(); }
@@ -112,7 +111,6 @@ struct device_backend {
     /// many as give the GPU the threads it holds at once, gpu::lanes_for).
     template <class View, class F>
     void full_forces(const View& v, const F& f, int lanes) const {
-        if (lanes == 0) lanes = gpu::lanes_for(v.size(), resident_threads_);
         gpu::full_forces(v, f, 0, v.size(), lanes, native_stream());
     }
 
@@ -269,7 +267,6 @@ private:
     std::unique_ptr<void, host_deleter> readback_; // pinned: the reductions' results
     std::unique_ptr<layout::cuda::workspace> ws_;  // the reductions' temporary storage
     std::vector<recorded_graph> graphs_;
-    std::size_t resident_threads_ = 0; // threads the GPU holds at once (full_forces' lanes)
     long recorded_ = 0, kernels_ = 0, replays_ = 0, replayed_steps_ = 0;
     double record_seconds_ = 0;
 };

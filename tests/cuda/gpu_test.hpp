@@ -1,7 +1,8 @@
 /// \file gpu_test.hpp
 /// What every GPU test needs: a fixture that skips, with a message, where there is no CUDA
 /// device, a check of CUDA calls that fails the test with the error's name and text, and a way
-/// to run one check both on the host and inside a <<<1, 1>>> kernel.
+/// to run one check both on the host and inside a <<<1, 1>>> kernel; and spin(), which holds a
+/// stream busy so that a test can catch work that is not ordered after it.
 ///
 ///     struct adds_up { __host__ __device__ bool operator()() const { return 1 + 1 == 2; } };
 ///     class view_gpu : public gpu_test {};   // layout_test::gpu_test
@@ -70,7 +71,23 @@ template <class F>
 __global__ void run_on_device(F f, bool* result) {
     *result = f();
 }
+
+// static: a __global__ function cannot be inline, and a test executable includes this header
+// in two translation units (its test and gpu_test_main.cu).
+static __global__ void spin(long long cycles) {
+    const long long start = clock64();
+    while (clock64() - start < cycles) {
+    }
+}
 } // namespace detail
+
+/// Keeps stream s busy for about `cycles` clock cycles (one thread): work queued behind it on s
+/// starts late, work on an unordered stream does not wait. Returns whether the launch succeeded
+/// (a test failure if not).
+inline bool spin(cudaStream_t s, long long cycles) {
+    detail::spin<<<1, 1, 0, s>>>(cycles);
+    return check_cuda(cudaGetLastError(), "spin launch");
+}
 
 /// Runs f() inside a <<<1, 1>>> kernel and returns what it returned (false, with a test
 /// failure, if the launch or the kernel failed). f must be a __host__ __device__ or __device__

@@ -130,13 +130,8 @@ TYPED_TEST(selection_gpu, copies_chosen_fields_between_device_layouts) {
     EXPECT_TRUE(matches(swapped, expected));
 }
 
-/// Holds its stream for about `cycles` clock ticks, then sets x = i + 0.5 of every element: a
-/// copy ordered after it on that stream must see the new values.
-__global__ void spin(long long cycles) {
-    const long long start = clock64();
-    while (clock64() - start < cycles) {
-    }
-}
+/// Sets x = i + 0.5 of every element: queued behind spin(), a copy ordered after it on that
+/// stream must see the new values.
 template <class V>
 __global__ void set_x(V v) {
     const std::size_t i = std::size_t{blockIdx.x} * blockDim.x + threadIdx.x;
@@ -164,9 +159,9 @@ TYPED_TEST(selection_gpu, copies_chosen_fields_to_pinned_columns_through_a_works
             using pinned_soa =
                 layout::vector<Particle, layout::policy::soa, layout::cuda::pinned_memory>;
             pinned_soa to(layout::soa_vector<Particle>(on_host.begin(), on_host.end()));
-            spin<<<1, 1, 0, raw>>>(20'000'000);
+            ASSERT_TRUE(spin(raw, 20'000'000));
             set_x<<<static_cast<unsigned>((n + 255) / 256), 256, 0, raw>>>(dev.view());
-            ASSERT_TRUE(check_cuda(cudaGetLastError(), "spin, set_x"));
+            ASSERT_TRUE(check_cuda(cudaGetLastError(), "set_x"));
             for (std::size_t i = 0; i < n; ++i) on_device[i].x = static_cast<float>(i) + 0.5f;
             for (int round = 0; round < 2; ++round) {
                 const std::size_t before = ws.allocations();

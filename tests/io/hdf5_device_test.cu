@@ -65,17 +65,9 @@ private:
     cudaStream_t s_ = nullptr;
 };
 
-__global__ void spin(long long cycles) {
-    const long long start = clock64();
-    while (clock64() - start < cycles) {
-    }
-}
 /// Keeps stream s busy for about 20 ms (at 1.5-2 GHz), so that what is queued after it is
 /// still to come when the host goes on.
-void hold(cudaStream_t s) {
-    spin<<<1, 1, 0, s>>>(30'000'000);
-    check_cuda(cudaGetLastError(), "spin launch");
-}
+void hold(cudaStream_t s) { layout_test::spin(s, 30'000'000); }
 
 template <class View>
 __global__ void scribble(View v) {

@@ -180,14 +180,6 @@ TEST_F(mpi_device, a_subset_of_fields_travels_from_and_to_the_device) {
     }
 }
 
-/// Keeps the GPU busy about `cycles` clock cycles (one thread): work queued behind it on the
-/// same stream starts late, work on an unordered stream does not wait.
-__global__ void spin(long long cycles) {
-    const long long start = clock64();
-    while (clock64() - start < cycles) {
-    }
-}
-
 /// Every element's mass and tag rewritten from its index (the values an exchange must carry).
 struct rewrite {
     std::uint64_t salt;
@@ -232,7 +224,7 @@ TEST_F(mpi_device, exchanges_of_a_container_run_on_its_stream) {
         layout::mpi::migration_plan host_plan(MPI_COMM_WORLD, d);
         layout::mpi::migration_plan plan(MPI_COMM_WORLD, d);
         mpi_device::take(plan, path);
-        spin<<<1, 1, 0, stream>>>(cycles);
+        layout_test::spin(stream, cycles);
         layout::cuda::for_each_index(c.view(), rewrite{7}, layout::stream_ref(stream));
         plan.migrate(c);
         rewrite_host(model, 7);
@@ -259,7 +251,7 @@ TEST_F(mpi_device, exchanges_of_a_container_run_on_its_stream) {
         layout::mpi::halo_plan host_halo(MPI_COMM_WORLD, c.size(), index, ranks);
         layout::mpi::halo_plan halo(MPI_COMM_WORLD, c.size(), index, ranks);
         mpi_device::take(halo, path);
-        spin<<<1, 1, 0, stream>>>(cycles);
+        layout_test::spin(stream, cycles);
         layout::cuda::for_each_index(c.view(), rewrite{11}, layout::stream_ref(stream));
         halo.gather(c);
         rewrite_host(model, 11);
