@@ -17,6 +17,8 @@
 //                      rows, whose messages must be unpacked too
 //   layout <L> (nccl)  layout::mpi::device_migration_plan<nccl_transport>::migrate(c, dest)
 //   layout <L> (staged) the same plan through pinned host buffers and MPI
+//   layout <L> (ipc)    the same plan through ipc_transport: a copy kernel writes each message
+//                      into the peer GPU's memory (CUDA IPC), counters in memory order it
 //   host-planned soa (nccl)  layout::mpi::migration_plan (destinations on the host, the plan
 //                      uploaded per update), the path before the device plan
 // and halo gathers: each rank exports `fraction` of its N particles (spread evenly over the other
@@ -24,7 +26,8 @@
 //   nccl alone          the gather's messages (the same bytes per peer) as one grouped exchange
 //   hand-written AoS halo  one kernel packs the exports (sorted by rank once), one grouped
 //                      exchange received straight into the ghosts after the owned particles
-//   halo <L> <fields>   layout::mpi::device_halo_plan<nccl_transport>::gather<S>(c)
+//   halo <L> <fields>   layout::mpi::device_halo_plan<nccl_transport>::gather<S>(c); (ipc):
+//                      device_halo_plan<ipc_transport>, against the same NCCL figures
 // each timed twice: one at a time (barrier, gather, wait: what one exchange costs, the host's
 // agreement included) and back to back (STEPS gathers, then one wait, as a time loop and
 // nccl-tests run them: the host's agreement for one overlaps the GPU's work on the one before).
@@ -34,6 +37,7 @@
 
 #include <layout/mpi/device_halo.hpp>
 #include <layout/mpi/device_migration.hpp>
+#include <layout/mpi/ipc.hpp>
 #include <layout/mpi/nccl.hpp>
 
 #include <cub/device/device_radix_sort.cuh>
@@ -467,10 +471,10 @@ ghost_list halo_exports(const world& w, const options& o) {
 
 /// Seconds per gather of S through a device_halo_plan, one at a time or back to back; bytes: the
 /// messages' bytes per peer.
-template <class S, class C>
+template <class S, class C, class MakeTransport>
 std::vector<double> halo(const world& w, const options& o, const ghost_list& g,
-                         std::vector<std::size_t>& bytes, bool back_to_back,
-                         std::vector<double>* issue = nullptr) {
+                         MakeTransport make_transport, std::vector<std::size_t>& bytes,
+                         bool back_to_back, std::vector<double>* issue = nullptr) {
     const layout::stream_ref s(w.stream);
     const auto init = initial(o.n, w.rank);
     C c(layout::aos_vector<Particle>(init.begin(), init.end()), s);
@@ -483,8 +487,7 @@ std::vector<double> halo(const world& w, const options& o, const ghost_list& g,
           "exports");
     check(cudaMemcpy(rank, g.rank.data(), g.rank.size() * sizeof(int), cudaMemcpyHostToDevice),
           "exports");
-    layout::mpi::device_halo_plan plan(MPI_COMM_WORLD, layout::mpi::nccl_transport(*w.layout_nccl),
-                                       s);
+    layout::mpi::device_halo_plan plan(MPI_COMM_WORLD, make_transport(), s);
     plan.update(o.n, std::span<const std::uint32_t>(index, g.index.size()),
                 std::span<const int>(rank, g.rank.size()));
     bytes.assign(static_cast<std::size_t>(w.size), 0);
@@ -520,6 +523,31 @@ std::vector<double> nccl_bytes(const world& w, const options& o,
         check(ncclGroupEnd(), "ncclGroupEnd");
     };
     auto times = back_to_back ? time_batches(w, o, exchange) : time_steps(w, o, exchange);
+    cudaFree(send);
+    cudaFree(recv);
+    return times;
+}
+
+/// The same bytes per peer through ipc_transport alone (a copy kernel into each peer's memory).
+std::vector<double> ipc_bytes(const world& w, const options& o,
+                              const std::vector<std::size_t>& bytes, bool back_to_back) {
+    std::vector<layout::mpi::message_range> out, in;
+    std::size_t total = 0;
+    for (std::size_t r = 0; r < bytes.size(); ++r) {
+        if (static_cast<int>(r) == w.rank || bytes[r] == 0) continue;
+        out.push_back({static_cast<int>(r), total, bytes[r]});
+        in.push_back({static_cast<int>(r), total, bytes[r]});
+        total += bytes[r];
+    }
+    std::byte *send = nullptr, *recv = nullptr;
+    check(cudaMalloc(&send, total + 16), "cudaMalloc");
+    check(cudaMalloc(&recv, total + 16), "cudaMalloc");
+    std::vector<double> times;
+    {
+        layout::mpi::ipc_transport ipc(MPI_COMM_WORLD);
+        auto exchange = [&](int) { ipc.exchange(send, out, recv, in, w.stream); };
+        times = back_to_back ? time_batches(w, o, exchange) : time_steps(w, o, exchange);
+    }
     cudaFree(send);
     cudaFree(recv);
     return times;
@@ -661,12 +689,17 @@ int main(int argc, char** argv) {
     };
     auto by_nccl = [&] { return layout::mpi::nccl_transport(*nccl); };
     auto staged = [&] { return layout::mpi::staged_transport(MPI_COMM_WORLD); };
+    auto by_ipc = [&] { return layout::mpi::ipc_transport(MPI_COMM_WORLD); };
     library("layout aos (nccl)", std::type_identity<layout::cuda::aos_vector<Particle>>{}, by_nccl);
     library("layout soa (nccl)", std::type_identity<layout::cuda::soa_vector<Particle>>{}, by_nccl);
     library("layout aosoa32 (nccl)", std::type_identity<layout::cuda::aosoa<Particle, 32>>{},
             by_nccl);
     library("layout soa (staged)", std::type_identity<layout::cuda::soa_vector<Particle>>{},
             staged);
+    library("layout aos (ipc)", std::type_identity<layout::cuda::aos_vector<Particle>>{}, by_ipc);
+    library("layout soa (ipc)", std::type_identity<layout::cuda::soa_vector<Particle>>{}, by_ipc);
+    library("layout aosoa32 (ipc)", std::type_identity<layout::cuda::aosoa<Particle, 32>>{},
+            by_ipc);
     rows.push_back(
         {"host-planned soa (nccl)",
          median_of_max(host_planned<layout::cuda::soa_vector<Particle>>(w, o, steps, *nccl)), true,
@@ -693,21 +726,23 @@ int main(int argc, char** argv) {
         std::string name;
         double seconds, wire, batched, batched_wire, issue;
         std::size_t bytes;
+        std::vector<std::size_t> peer_bytes;
     };
     std::vector<halo_row> halo_rows;
-    auto halo_pair = [&](const char* name, auto tag, auto fields) {
+    auto halo_pair = [&](const char* name, auto tag, auto fields, auto make_transport) {
         using C = typename decltype(tag)::type;
         using S = decltype(fields);
         std::vector<std::size_t> bytes;
         std::vector<double> issue;
         halo_row r{name};
-        r.seconds = median_of_max(halo<S, C>(w, o, g, bytes, false));
+        r.seconds = median_of_max(halo<S, C>(w, o, g, make_transport, bytes, false));
         r.wire = median_of_max(nccl_bytes(w, o, bytes, false));
-        r.batched = median_of_max(halo<S, C>(w, o, g, bytes, true, &issue));
+        r.batched = median_of_max(halo<S, C>(w, o, g, make_transport, bytes, true, &issue));
         r.batched_wire = median_of_max(nccl_bytes(w, o, bytes, true));
         r.issue = median_of_max(issue);
         r.bytes = 0;
         for (std::size_t b : bytes) r.bytes += b;
+        r.peer_bytes = bytes;
         halo_rows.push_back(r);
     };
     {
@@ -720,13 +755,20 @@ int main(int argc, char** argv) {
         // The NCCL figures of the same bytes: those of the library's AoS row (same messages).
         halo_rows.push_back(r);
     }
-    halo_pair("halo aos, all fields", std::type_identity<layout::cuda::aos_vector<Particle>>{},
-              all_fields{});
-    halo_pair("halo soa, all fields", std::type_identity<layout::cuda::soa_vector<Particle>>{},
-              all_fields{});
-    halo_pair("halo aosoa32, all fields", std::type_identity<layout::cuda::aosoa<Particle, 32>>{},
-              all_fields{});
-    halo_pair("halo soa, x y z", std::type_identity<layout::cuda::soa_vector<Particle>>{}, xyz{});
+    using aos_c = layout::cuda::aos_vector<Particle>;
+    using soa_c = layout::cuda::soa_vector<Particle>;
+    using aosoa_c = layout::cuda::aosoa<Particle, 32>;
+    halo_pair("halo aos, all fields", std::type_identity<aos_c>{}, all_fields{}, by_nccl);
+    halo_pair("halo soa, all fields", std::type_identity<soa_c>{}, all_fields{}, by_nccl);
+    halo_pair("halo aosoa32, all fields", std::type_identity<aosoa_c>{}, all_fields{}, by_nccl);
+    halo_pair("halo soa, x y z", std::type_identity<soa_c>{}, xyz{}, by_nccl);
+    halo_pair("halo aos, all fields (ipc)", std::type_identity<aos_c>{}, all_fields{}, by_ipc);
+    halo_pair("halo soa, all fields (ipc)", std::type_identity<soa_c>{}, all_fields{}, by_ipc);
+    halo_pair("halo aosoa32, all (ipc)", std::type_identity<aosoa_c>{}, all_fields{}, by_ipc);
+    halo_pair("halo soa, x y z (ipc)", std::type_identity<soa_c>{}, xyz{}, by_ipc);
+    // The AoS gathers' bytes through ipc_transport alone: what the wire gives without NCCL.
+    const double ipc_alone = median_of_max(ipc_bytes(w, o, halo_rows[1].peer_bytes, false));
+    const double ipc_alone_batched = median_of_max(ipc_bytes(w, o, halo_rows[1].peer_bytes, true));
     if (w.rank == 0) {
         std::printf(
             "\nhalo gather: %zu ghosts sent per rank per step, against NCCL moving the same "
@@ -748,6 +790,10 @@ int main(int argc, char** argv) {
                         static_cast<double>(r.bytes) / r.batched / 1e9, r.issue * 1e3);
         std::printf("(host: the median of each batch's issue time a gather on the slowest rank, "
                     "before its one wait)\n");
+        std::printf("ipc_transport alone, the AoS rows' bytes: %.3f ms (%.1f%% of NCCL's time) | "
+                    "back to back %.3f ms (%.1f%%)\n",
+                    ipc_alone * 1e3, 100.0 * ipc_alone / halo_rows[1].wire, ipc_alone_batched * 1e3,
+                    100.0 * ipc_alone_batched / halo_rows[1].batched_wire);
     }
     for (int* d : dest_device) cudaFree(d);
     nccl.reset();

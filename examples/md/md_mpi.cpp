@@ -4,13 +4,16 @@
 //   mpirun -np 4 md_mpi --data FILE [--procs 2 2 1] [--layout aos|soa|aosoa32] ...
 // Built as md_mpi_gpu (md_mpi.cu, MD_MPI_GPU), --device gpu runs distributed_gpu.hpp: a GPU per
 // rank (ranks share the GPUs there are), through NCCL where it is built and there is a GPU per
-// rank, else through pinned host memory; the halo exchange runs beside the interior atoms'
-// forces unless --no-overlap is given.
+// rank, else through pinned host memory (--transport nccl|ipc|staged chooses: ipc, the GPUs
+// writing into each other's memory, for ranks of one node); the halo exchange runs beside the
+// interior atoms' forces unless --no-overlap is given.
 #include "distributed.hpp"
 #include "domain.hpp"
 #include "host_backend.hpp"
 #if defined(MD_MPI_GPU)
 #  include "distributed_gpu.hpp"
+
+#  include <layout/mpi/ipc.hpp>
 #  if defined(MD_MPI_NCCL)
 #    include <layout/mpi/nccl.hpp>
 
@@ -30,14 +33,22 @@
 
 namespace {
 
-/// md's options, less md_mpi's own (md::parse_options does not know them): --procs PX PY PZ and
-/// --no-overlap (md_mpi_gpu: the halo exchange, then the forces, timed apart).
-std::vector<char*> take_own_options(int argc, char** argv, std::array<int, 3>& procs,
-                                    bool& overlap) {
+/// md's options, less md_mpi's own (md::parse_options does not know them): --procs PX PY PZ,
+/// --no-overlap (md_mpi_gpu: the halo exchange, then the forces, timed apart) and --transport.
+std::vector<char*> take_own_options(int argc, char** argv, std::array<int, 3>& procs, bool& overlap,
+                                    std::string& transport) {
     std::vector<char*> rest{argv[0]};
     for (int a = 1; a < argc; ++a) {
         if (std::string(argv[a]) == "--no-overlap") {
             overlap = false;
+            continue;
+        }
+        if (std::string(argv[a]) == "--transport") {
+            if (++a >= argc) throw md::input_error("--transport: missing nccl, ipc or staged");
+            transport = argv[a];
+            if (transport != "nccl" && transport != "ipc" && transport != "staged")
+                throw md::input_error("--transport: " + transport +
+                                      " is not one of nccl, ipc, staged");
             continue;
         }
         if (std::string(argv[a]) != "--procs") {
@@ -57,7 +68,8 @@ std::vector<char*> take_own_options(int argc, char** argv, std::array<int, 3>& p
 
 #if defined(MD_MPI_GPU)
 /// --device gpu: a GPU per rank where there are enough, else ranks share them.
-int run_gpu(const md::options& o, int ranks, std::array<int, 3> procs, bool overlap) {
+int run_gpu(const md::options& o, int ranks, std::array<int, 3> procs, bool overlap,
+            const std::string& transport) {
     int devices = 0, rank = 0;
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     if (cudaGetDeviceCount(&devices) != cudaSuccess || devices == 0)
@@ -66,21 +78,26 @@ int run_gpu(const md::options& o, int ranks, std::array<int, 3> procs, bool over
     const md::system s = md::load_start(o);
     const md::domain dom(s.box, ranks, o.cutoff + o.skin, procs);
     auto go = [&](auto migration, auto halo) {
-        using transport = decltype(migration);
+        using transport_type = decltype(migration);
         return md::with_types(o, [&]<class Real, class Layout>() {
-            md::distributed_gpu<Real, Layout, transport> sim(
+            md::distributed_gpu<Real, Layout, transport_type> sim(
                 MPI_COMM_WORLD, s, o, dom, std::move(migration), std::move(halo), overlap);
             sim.run();
             sim.report(ranks);
             return 0;
         });
     };
+    if (transport == "ipc")
+        return go(layout::mpi::ipc_transport(MPI_COMM_WORLD),
+                  layout::mpi::ipc_transport(MPI_COMM_WORLD));
 #  if defined(MD_MPI_NCCL)
-    if (devices >= ranks) { // NCCL takes one GPU per rank
+    if (transport != "staged" && devices >= ranks) { // NCCL takes one GPU per rank
         const layout::mpi::nccl_communicator nccl(MPI_COMM_WORLD);
         return go(layout::mpi::nccl_transport(nccl), layout::mpi::nccl_transport(nccl));
     }
 #  endif
+    if (transport == "nccl")
+        throw md::input_error("--transport nccl: needs NCCL (built with it) and a GPU per rank");
     return go(layout::mpi::staged_transport(MPI_COMM_WORLD),
               layout::mpi::staged_transport(MPI_COMM_WORLD));
 }
@@ -89,14 +106,16 @@ int run_gpu(const md::options& o, int ranks, std::array<int, 3> procs, bool over
 int run(int argc, char** argv, int ranks) {
     std::array<int, 3> procs = {0, 0, 0};
     bool overlap = true;
-    std::vector<char*> args = take_own_options(argc, argv, procs, overlap);
+    std::string transport; // empty: NCCL where it can, else staged
+    std::vector<char*> args = take_own_options(argc, argv, procs, overlap, transport);
     const md::options o = md::parse_options(static_cast<int>(args.size()), args.data());
 #if defined(MD_MPI_GPU)
-    if (o.device == "gpu") return run_gpu(o, ranks, procs, overlap);
+    if (o.device == "gpu") return run_gpu(o, ranks, procs, overlap, transport);
 #else
     if (o.device == "gpu")
         throw md::input_error("--device gpu: md_mpi runs on the host (md_mpi_gpu: on GPUs)");
 #endif
+    if (!transport.empty()) throw md::input_error("--transport: for --device gpu (md_mpi_gpu)");
     if (o.threads != 1) throw md::input_error("--threads: md_mpi runs one thread per rank");
     // --neighbor is not read: md_mpi always runs a full list (distributed.hpp says why).
     const md::system s = md::load_start(o); // every rank reads the start and keeps its atoms

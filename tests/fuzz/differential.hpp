@@ -974,7 +974,10 @@ private:
                 auto y = a[o.j];
                 std::swap(x, y);
             } else {
-                auto kept = std::move(a[o.i]); // a moved proxy keeps the element's value
+                // a moved proxy keeps the element's value (named first: moving the temporary
+                // itself is what g++ 13 calls a pessimizing move)
+                auto&& element = a[o.i];
+                auto kept = std::move(element);
                 a[o.i] = a[o.j];
                 a[o.j] = std::move(kept);
             }

@@ -2,13 +2,14 @@
 // both on one): ghosts built from a device ghost list (repeats, self exports included) and
 // gathered on a non-blocking stream, all fields and a subset, checked bit for bit against
 // layout::mpi::halo_plan on host containers (which halo_test checks against the single-rank
-// reference); staged always, NCCL where it is built (LAYOUT_TEST_NCCL) and there is a GPU per
-// rank. Bad input: every rank throws, nothing changes.
+// reference); staged and IPC always, NCCL where it is built (LAYOUT_TEST_NCCL) and there is a
+// GPU per rank. Bad input: every rank throws, nothing changes.
 #include "gpu_test.hpp"
 #include "mpi_test_support.hpp"
 
 #include <layout/layout.hpp>
 #include <layout/mpi/device_halo.hpp>
+#include <layout/mpi/ipc.hpp>
 #include <layout/mpi/mpi.hpp>
 #if defined(LAYOUT_TEST_NCCL)
 #  include "nccl_world.hpp"
@@ -51,6 +52,7 @@ protected:
     template <class F>
     static void for_each_transport(F f) {
         f(layout::mpi::staged_transport(MPI_COMM_WORLD), "staged");
+        f(layout::mpi::ipc_transport(MPI_COMM_WORLD), "ipc"); // ranks of one node
 #if defined(LAYOUT_TEST_NCCL)
         int devices = 0;
         cudaGetDeviceCount(&devices);

@@ -2,13 +2,14 @@
 // else both on one): migrations planned on the GPU from device destinations (a device array,
 // or a field of the element), in place, on a non-blocking stream, checked bit for bit against
 // layout::mpi::migration_plan on host containers (which migrate_test checks against the
-// single-rank reference); the staged transport always, NCCL where it is built
+// single-rank reference); the staged and IPC transports always, NCCL where it is built
 // (LAYOUT_TEST_NCCL) and there is a GPU per rank. Bad input: every rank throws, nothing moves.
 #include "gpu_test.hpp"
 #include "mpi_test_support.hpp"
 
 #include <layout/layout.hpp>
 #include <layout/mpi/device_migration.hpp>
+#include <layout/mpi/ipc.hpp>
 #include <layout/mpi/mpi.hpp>
 #if defined(LAYOUT_TEST_NCCL)
 #  include "nccl_world.hpp"
@@ -21,6 +22,7 @@
 #include <span>
 #include <stdexcept>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 namespace {
@@ -51,6 +53,7 @@ protected:
     template <class F>
     static void for_each_transport(F f) {
         f(layout::mpi::staged_transport(MPI_COMM_WORLD), "staged");
+        f(layout::mpi::ipc_transport(MPI_COMM_WORLD), "ipc"); // ranks of one node
 #if defined(LAYOUT_TEST_NCCL)
         int devices = 0;
         cudaGetDeviceCount(&devices);
@@ -281,8 +284,9 @@ TEST_F(device_migration, ranks_running_different_plans_all_throw) {
 }
 
 // Containers of different layouts on different ranks: through the staged transport (messages
-// always arrive packed) the migration is the host plan's; through NCCL, where AoS receives whole
-// elements into its block and SoA packed columns, every rank throws and nothing moves.
+// always arrive packed) the migration is the host plan's; through a transport that receives in
+// place (NCCL, IPC), where AoS receives whole elements into its block and SoA packed columns,
+// every rank throws and nothing moves.
 TEST_F(device_migration, ranks_with_different_layouts) {
     const int rank = mpi_test::world_rank(), size = mpi_test::world_size();
     if (size < 2) GTEST_SKIP() << "needs two ranks";
@@ -293,7 +297,8 @@ TEST_F(device_migration, ranks_with_different_layouts) {
     host<lp::aos> model = start;
     layout::mpi::migration_plan(MPI_COMM_WORLD, d).migrate(model);
     for_each_transport([&](auto transport, const char* name) {
-        const bool nccl = std::string(name) == "nccl";
+        constexpr bool in_place =
+            layout::mpi::detail::receives_in_place_v<std::decay_t<decltype(transport)>>;
         device<lp::soa> soa(start, s);
         device<lp::aos> aos(start, s);
         layout::mpi::device_migration_plan plan(MPI_COMM_WORLD, std::move(transport), s);
@@ -304,7 +309,7 @@ TEST_F(device_migration, ranks_with_different_layouts) {
                 plan.migrate(aos, dd);
         };
         const host<lp::aos> before = rank == 0 ? host<lp::aos>(soa) : host<lp::aos>(aos);
-        if (!nccl) {
+        if (!in_place) {
             run();
             const host<lp::aos> got = rank == 0 ? host<lp::aos>(soa) : host<lp::aos>(aos);
             mpi_test::expect_elements(got, std::vector<Particle>(model.begin(), model.end()), name);
@@ -319,7 +324,7 @@ TEST_F(device_migration, ranks_with_different_layouts) {
         }
         const host<lp::aos> after = rank == 0 ? host<lp::aos>(soa) : host<lp::aos>(aos);
         mpi_test::expect_elements(after, std::vector<Particle>(before.begin(), before.end()),
-                                  "after different layouts through NCCL");
+                                  (std::string("after different layouts through ") + name).c_str());
     });
 }
 

@@ -136,8 +136,8 @@ inline std::int64_t agree(MPI_Comm comm, int rank, operation op, const local_out
                         operation_name(o) +
                         " with different element types or different travelling fields (or, at "
                         "construction, some with neighbours and some without; or, in a device "
-                        "plan through NCCL, AoS containers on some ranks and other layouts on "
-                        "others); no element moved",
+                        "plan through a transport that receives in place (NCCL, IPC), AoS "
+                        "containers on some ranks and other layouts on others); no element moved",
                     -1);
     return v[3];
 }
