@@ -283,6 +283,36 @@ TEST_F(device_migration, ranks_running_different_plans_all_throw) {
                               "after mismatched plans");
 }
 
+// One plan through migrations that grow from a few thousand elements to 150,000 (megabytes a
+// peer): the IPC transport's landing blocks grow, their new handles travel, and every
+// migration still matches the host plan's, in place (AoS) and packed (SoA).
+template <class Layout, class Transport>
+void grows_with_the_messages(Transport transport, cudaStream_t stream, const char* what) {
+    const int rank = mpi_test::world_rank(), size = mpi_test::world_size();
+    const layout::stream_ref s(stream);
+    layout::mpi::device_migration_plan plan(MPI_COMM_WORLD, std::move(transport), s);
+    std::uint64_t seed = 300;
+    for (std::size_t n : {2000, 60000, 150000, 40000, 150000}) {
+        host<lp::aos> model = elements(++seed, rank, n);
+        device<Layout> c(model, s);
+        const auto d = destinations(rank, size, n, ++seed);
+        layout::mpi::migration_plan(MPI_COMM_WORLD, d).migrate(model);
+        const device_ints dd(layout::aos_vector<int>(d.begin(), d.end()), s);
+        plan.migrate(c, dd);
+        const host<lp::aos> got = c;
+        mpi_test::expect_elements(got, std::vector<Particle>(model.begin(), model.end()), what);
+    }
+}
+
+TEST_F(device_migration, messages_that_outgrow_the_transport_blocks) {
+    for_each_transport([&](auto transport, const char* name) {
+        grows_with_the_messages<lp::aos>(std::move(transport), stream, name);
+    });
+    for_each_transport([&](auto transport, const char* name) {
+        grows_with_the_messages<lp::soa>(std::move(transport), stream, name);
+    });
+}
+
 // Containers of different layouts on different ranks: through the staged transport (messages
 // always arrive packed) the migration is the host plan's; through a transport that receives in
 // place (NCCL, IPC), where AoS receives whole elements into its block and SoA packed columns,
