@@ -18,8 +18,10 @@
 /// stalls the stream, not the host, as with NCCL.
 ///
 /// Why not NCCL alone: between GPUs of one node, a copy kernel moves halo-sized messages over
-/// NVLink faster than NCCL's point-to-point kernels (bench/results/, device_migrate_bench_gpu's
-/// halo rows), with no NCCL communicator to build.
+/// NVLink in less time than NCCL's point-to-point kernels, with no NCCL communicator to build
+/// (device_migrate_bench_gpu's ipc rows; bench/results/gpu-2026-11-27-g). The plans' pack
+/// kernels do not write into the peers' blocks themselves: a thread's element as separate
+/// stores leaves partial sectors, which NVLink carries as partial writes (measured slower).
 ///
 /// Handles travel over MPI: every rank's counters once (the constructor, collective over comm),
 /// and a landing block's again when a message outgrows it; both sides know each message's size,
