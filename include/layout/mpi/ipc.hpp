@@ -14,8 +14,7 @@
 /// of a message then raising the peer's arrival counter; one block waits for the messages to
 /// arrive; a kernel copies each landing block to its range of the receive buffer (exactly that
 /// range: the plans receive whole AoS elements in place) and raises the sender's consumed
-/// counter. A peer that never sends
-/// stalls the stream, not the host, as with NCCL.
+/// counter. A peer that never sends stalls the stream, not the host, as with NCCL.
 ///
 /// Why not NCCL alone: between GPUs of one node, a copy kernel moves halo-sized messages over
 /// NVLink in less time than NCCL's point-to-point kernels, with no NCCL communicator to build
