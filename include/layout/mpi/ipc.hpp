@@ -26,8 +26,8 @@
 /// and a landing block's again when a message outgrows it; both sides know each message's size,
 /// so both know when, and that exchange is point to point between the two. A block that cannot
 /// grow (cudaMalloc fails) makes its rank throw and the peer that was to write into it throw
-/// layout::mpi::error naming that rank. The destructor is collective too (it waits for every
-/// rank's GPU work before the memory the others write into goes).
+/// layout::mpi::error naming that rank. The destructor is collective too (each rank waits for
+/// its last exchange, then a barrier, before the memory the others write into goes).
 ///
 /// Needs: every rank of comm on one node (MPI_COMM_TYPE_SHARED) and legacy CUDA IPC between
 /// their devices (a GPU per rank, or ranks sharing one); otherwise the constructor throws on
@@ -90,7 +90,7 @@ public:
     ~state() {
         int finalized = 1;
         MPI_Finalized(&finalized);
-        cudaDeviceSynchronize();
+        if (last_) cudaEventSynchronize(last_);
         // Every rank's kernels are done before anyone's memory goes.
         if (!finalized) MPI_Barrier(comm_);
         release();
@@ -152,6 +152,7 @@ public:
                 false, stream);
         }
         launch(receives, false, stream);
+        layout::cuda::check(cudaEventRecord(last_, stream), "cudaEventRecord");
     }
 
     std::size_t allocations() const noexcept { return allocations_; }
@@ -186,6 +187,8 @@ private:
         });
         local.run([&] {
             layout::cuda::check(cudaGetDevice(&device_), "cudaGetDevice");
+            layout::cuda::check(cudaEventCreateWithFlags(&last_, cudaEventDisableTiming),
+                                "cudaEventCreateWithFlags");
             layout::cuda::check(cudaMalloc(&flags_, flag_bytes()), "cudaMalloc (ipc counters)");
             layout::cuda::check(cudaMemset(flags_, 0, flag_bytes()), "cudaMemset");
             layout::cuda::check(cudaIpcGetMemHandle(&own_handle_, flags_), "cudaIpcGetMemHandle");
@@ -217,6 +220,8 @@ private:
         }
         if (flags_) cudaFree(flags_);
         flags_ = nullptr;
+        if (last_) cudaEventDestroy(last_);
+        last_ = nullptr;
     }
 
     /// Counters in this rank's memory, written by the peers: [0, P) messages arrived from each
@@ -298,8 +303,9 @@ private:
                                 " could not make the block this rank writes into",
                             static_cast<int>(got_from[k]));
             if (p.remote_landing) {
-                // The last message into the old block has been written: this rank's copies done.
-                layout::cuda::check(cudaDeviceSynchronize(), "cudaDeviceSynchronize");
+                // This rank's last exchange is done, and with it every copy into the old block
+                // (each waited for the peer to consume the one before).
+                layout::cuda::check(cudaEventSynchronize(last_), "cudaEventSynchronize");
                 layout::cuda::check(cudaIpcCloseMemHandle(p.remote_landing),
                                     "cudaIpcCloseMemHandle");
                 p.remote_landing = nullptr;
@@ -341,6 +347,7 @@ private:
     int rank_ = 0, size_ = 1, device_ = -1;
     std::vector<peer> peers_;
     counter* flags_ = nullptr;
+    cudaEvent_t last_ = nullptr; // recorded after each exchange
     cudaIpcMemHandle_t own_handle_{};
     std::size_t allocations_ = 1;
 };
