@@ -5,15 +5,8 @@
 # through IPC, alternating.
 set -uo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/../../.."
-B=/tmp/build-g; S=/tmp/steps-g; mkdir -p $S $OUT
-export NCCL_NVLS_ENABLE=0
-log() { echo "$*" | tee -a $S/log.txt; }
-save() { tar czf $OUT/steps.tgz -C $S . ; cp $S/log.txt $OUT/log.txt; }
-step() { local limit=$1 name=$2; shift 2; local start=$SECONDS
-  timeout -s KILL $limit "$@" > $S/$name.txt 2>&1; local rc=$?
-  log "[$name] rc=$rc $((SECONDS-start))s"; save; return $rc; }
-exe() { find $B -type f -name "$1" -perm -u+x -print -quit; }
-log "== $(date -u +%FT%TZ) $(nvidia-smi --query-gpu=name --format=csv,noheader | sort | uniq -c | xargs)"
+B=/tmp/build-g; S=${S:-/tmp/steps-g}
+source scripts/device_steps.sh
 nvidia-smi topo -m > $S/topo.txt 2>&1
 step 60 configure cmake -S . -B $B -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 \
   -DLAYOUT_BUILD_TESTS=ON -DLAYOUT_BUILD_EXAMPLES=ON -DLAYOUT_BUILD_BENCHMARKS=ON

@@ -4,15 +4,8 @@
 # processes of one GPU), then compute-sanitizer memcheck over the IPC plans' tests on 2 GPUs.
 set -uo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/../../.."
-B=/tmp/build-g; S=/tmp/steps-g3; mkdir -p $S $OUT
-export NCCL_NVLS_ENABLE=0
-log() { echo "$*" | tee -a $S/log.txt; }
-save() { tar czf $OUT/steps.tgz -C $S . ; cp $S/log.txt $OUT/log.txt; }
-step() { local limit=$1 name=$2; shift 2; local start=$SECONDS
-  timeout -s KILL $limit "$@" > $S/$name.txt 2>&1; local rc=$?
-  log "[$name] rc=$rc $((SECONDS-start))s"; save; return $rc; }
-exe() { find $B -type f -name "$1" -perm -u+x -print -quit; }
-log "== $(date -u +%FT%TZ) $(nvidia-smi --query-gpu=name --format=csv,noheader | sort | uniq -c | xargs)"
+B=/tmp/build-g; S=${S:-/tmp/steps-g3}
+source scripts/device_steps.sh
 step 330 build_all cmake --build $B -j "$(nproc)" -- -k 0
 grep -E "error|FAILED" $S/build_all.txt | head -20 | tee -a $S/log.txt
 CUDA_VISIBLE_DEVICES=0 step 180 gpu_tests ctest --test-dir $B -L gpu --timeout 120 --output-on-failure

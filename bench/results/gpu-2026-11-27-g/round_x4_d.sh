@@ -3,47 +3,16 @@
 # memory (the plans' pack kernels write the peers' landing blocks: no send buffer, no copy of
 # it); a new test whose messages outgrow the blocks. The plans' tests on 2 and 4 ranks, the
 # migration and halo benchmark, md_mpi_gpu's ipc tests, MD weak scaling through NCCL and IPC,
-# then memcheck over the migration test on 2 GPUs.
+# then memcheck over the migration test on 2 GPUs. (The experiment's code is gone: run today,
+# this measures the transport as it is.)
+# round_x4_a.sh's steps, then memcheck.
 set -uo pipefail
-cd "$(dirname "${BASH_SOURCE[0]}")/../../.."
-B=/tmp/build-g; S=/tmp/steps-g4; mkdir -p $S $OUT
-export NCCL_NVLS_ENABLE=0
-log() { echo "$*" | tee -a $S/log.txt; }
-save() { tar czf $OUT/steps.tgz -C $S . ; cp $S/log.txt $OUT/log.txt; }
-step() { local limit=$1 name=$2; shift 2; local start=$SECONDS
-  timeout -s KILL $limit "$@" > $S/$name.txt 2>&1; local rc=$?
-  log "[$name] rc=$rc $((SECONDS-start))s"; save; return $rc; }
-exe() { find $B -type f -name "$1" -perm -u+x -print -quit; }
-log "== $(date -u +%FT%TZ) $(nvidia-smi --query-gpu=name --format=csv,noheader | sort | uniq -c | xargs)"
-nvidia-smi topo -m > $S/topo.txt 2>&1
-step 60 configure cmake -S . -B $B -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 \
-  -DLAYOUT_BUILD_TESTS=ON -DLAYOUT_BUILD_EXAMPLES=ON -DLAYOUT_BUILD_BENCHMARKS=ON
-step 280 build cmake --build $B -j "$(nproc)" --target device_migrate_bench_gpu \
-  mpi_gpu_device_migration_test mpi_gpu_device_halo_test md_mpi_gpu md_compare_thermo -- -k 0
-grep -E "error|FAILED" $S/build.txt | head | tee -a $S/log.txt
+here="$(dirname "${BASH_SOURCE[0]}")"
+S=/tmp/steps-g4 bash "$here/round_x4_a.sh"
+cd "$here/../../.."
+B=/tmp/build-g; S=/tmp/steps-g4
+source scripts/device_steps.sh
 mpi=(mpirun --allow-run-as-root --oversubscribe --mca btl self,vader -x NCCL_NVLS_ENABLE)
-for t in migration halo; do
-  step 90 ${t}_np4 "${mpi[@]}" -np 4 $(exe mpi_gpu_device_${t}_test)
-  grep -E "PASSED|FAILED|tests ran" $S/${t}_np4.txt | sort | uniq -c | tee -a $S/log.txt
-done
-step 120 plan_tests_np2 ctest --test-dir $B -R 'mpi\.gpu_device_(migration|halo)_test' --output-on-failure
-grep -E "Test +#|tests passed|tests failed" $S/plan_tests_np2.txt | tee -a $S/log.txt
-for np in 2 4; do
-  step 90 migrate_np$np "${mpi[@]}" -np $np $(exe device_migrate_bench_gpu) --n=4000000 --steps=20
-  cat $S/migrate_np$np.txt | grep -v "^$" | tee -a $S/log.txt
-done
-step 120 md_ipc_tests ctest --test-dir $B -R '^md_mpi_gpu\..*ipc$' --output-on-failure
-grep -E "Test +#|tests passed|tests failed" $S/md_ipc_tests.txt | tee -a $S/log.txt
-md=(--lattice fcc 0.8442 --steps 100 --thermo 100 --layout soa --device gpu)
-step 60 weak_np1 "${mpi[@]}" -np 1 $(exe md_mpi_gpu) "${md[@]}" --cells 80 80 80
-log "np1: $(grep -h '^Performance' $S/weak_np1.txt | cut -c1-60) | $(grep -E '^(Force|Neighbor|Comm) ' $S/weak_np1.txt | xargs)"
-for rep in 1 2; do
-  for tr in nccl ipc; do
-    name=weak_np4_${tr}_$rep
-    step 60 $name "${mpi[@]}" -np 4 $(exe md_mpi_gpu) "${md[@]}" --cells 160 160 80 --transport $tr
-    log "np4 $tr: $(grep -h '^Performance' $S/$name.txt | cut -c1-60) | $(grep -E '^(Force|Neighbor|Comm) ' $S/$name.txt | xargs)"
-  done
-done
 step 120 memcheck_migration "${mpi[@]}" -np 2 compute-sanitizer --tool memcheck --error-exitcode 3 \
   $(exe mpi_gpu_device_migration_test)
 grep -E "ERROR SUMMARY|PASSED|FAILED|Program hit" $S/memcheck_migration.txt | sort | uniq -c | tee -a $S/log.txt

@@ -4,15 +4,8 @@
 # ipc_transport, in the same run.
 set -uo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/../../.."
-B=/tmp/build-g; S=/tmp/steps-g6; mkdir -p $S $OUT
-export NCCL_NVLS_ENABLE=0
-log() { echo "$*" | tee -a $S/log.txt; }
-save() { tar czf $OUT/steps.tgz -C $S . ; cp $S/log.txt $OUT/log.txt; }
-step() { local limit=$1 name=$2; shift 2; local start=$SECONDS
-  timeout -s KILL $limit "$@" > $S/$name.txt 2>&1; local rc=$?
-  log "[$name] rc=$rc $((SECONDS-start))s"; save; return $rc; }
-exe() { find $B -type f -name "$1" -perm -u+x -print -quit; }
-log "== $(date -u +%FT%TZ) $(nvidia-smi --query-gpu=name --format=csv,noheader | sort | uniq -c | xargs)"
+B=/tmp/build-g; S=${S:-/tmp/steps-g6}
+source scripts/device_steps.sh
 step 60 configure cmake -S . -B $B -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 \
   -DLAYOUT_BUILD_TESTS=OFF -DLAYOUT_BUILD_EXAMPLES=ON -DLAYOUT_BUILD_BENCHMARKS=OFF
 step 200 build cmake --build $B -j "$(nproc)" --target md_mpi_gpu -- -k 0
