@@ -4,7 +4,8 @@
 //
 //   pic_step_gpu [--n N] [--grid G] [--steps S] [--warmup W] [--sort-every K]
 //                [--output-every M] [--seed X] [--hand-remove select|flagged]
-//   (defaults: 8388608, 64, 100, 2, 10, 25, 1, select)
+//                [--inject tabulate|kernel]
+//   (defaults: 8388608, 64, 100, 2, 10, 25, 1, select, tabulate)
 //
 // The particle: struct Particle { double x, y, z; float ux, uy, uz, weight, charge;
 // int id, cell, species; } (56 bytes), N of them in the box [0,1)^3 over a G^3 grid of cells;
@@ -37,10 +38,12 @@
 //             a pack kernel into a device staging block, one cudaMemcpyAsync into pinned memory.
 //   aos, soa, aosoa32, split (x, y, z as an AoS hot part, the rest SoA): one function template,
 //             run_library<L>, on a layout::vector<Particle, L, layout::cuda::device_memory>
-//             whose blocks come from a counting resource (below); deposit, push and inject are
-//             the user's code (a __global__ kernel over c.view(), for_each_index with a functor,
-//             a kernel after c.resize(n, layout::for_overwrite)); remove_if, bin_by_key and
-//             layout::cuda::copy of a select<x, y, z, id>() are the library's.
+//             whose blocks come from a counting resource (below); deposit and push are the
+//             user's code (a __global__ kernel over c.view(), for_each_index with a functor);
+//             inject: c.resize(n, layout::for_overwrite), then layout::cuda::tabulate of the
+//             user's functor (--inject kernel: the user's kernel writing c.view()[i] instead);
+//             remove_if, bin_by_key and layout::cuda::copy of a select<x, y, z, id>() are the
+//             library's.
 // Every version runs on one stream created with cudaStreamNonBlocking.
 //
 // The library calls that issue 29 adds are behind LAYOUT_PIC_NEW_API, on by default:
@@ -134,6 +137,7 @@ struct config {
     int steps = 100, warmup = 2, sort_every = 10, output_every = 25;
     std::uint64_t seed = 1;
     bool hand_flagged = false; // hand_soa's removal: Flagged per column (else positions + gather)
+    bool inject_kernel = false; // the library versions inject through the user's kernel (else tabulate)
     // dt: with velocity components uniform in [-1, 1), a uniform box loses about
     // 3 * E|u| * dt = 1.5 dt of its particles a step; with the field's kicks, dt = 0.0062 loses
     // 0.90% at step 0, rising to 1.17% by step 100 (a host model of this step, 1M particles).
@@ -986,13 +990,24 @@ struct left_box {
     }
 };
 
-/// The user's injection: count new particles after the kept ones.
+/// The user's injection: count new particles after the kept ones (--inject kernel).
 template <class View>
 __global__ void inject_kernel(View p, std::size_t kept, std::size_t count, int first_id, int step,
                               std::uint64_t seed, int g) {
     const std::size_t i = std::size_t{blockIdx.x} * blockDim.x + threadIdx.x;
     if (i < count) p[kept + i] = make_particle(seed, first_id + int(i), step, g);
 }
+
+/// The same injection through layout::cuda::tabulate: particle i of the container.
+struct newcomer {
+    std::size_t kept;
+    int first_id, step;
+    std::uint64_t seed;
+    int g;
+    __device__ Particle operator()(std::size_t i) const {
+        return make_particle(seed, first_id + int(i - kept), step, g);
+    }
+};
 
 #if !LAYOUT_PIC_NEW_API
 /// Today's binning by a field of any layout: the keys copied out first.
@@ -1043,13 +1058,15 @@ result run_library(const char* name, const world& w, pinned_particles& pinned,
         const std::size_t kept = layout::cuda::remove_if(c, left_box{});
 #endif
         timer.end(ph::remove);
-        // inject: grow back to n without a fill, the user's kernel writes the new elements
+        // inject: grow back to n without a fill, then write the new elements
         const std::size_t born = n - kept;
         c.resize(n, layout::for_overwrite);
-        if (born) {
+        if (born && cfg.inject_kernel) {
             inject_kernel<<<blocks_for(born), block, 0, stream>>>(c.view(), kept, born, next_id, s,
                                                                   cfg.seed, g);
             check(cudaGetLastError(), "inject_kernel");
+        } else if (born) {
+            layout::cuda::tabulate(c, kept, n, newcomer{kept, next_id, s, cfg.seed, g});
         }
         next_id += int(born);
         removed_all += (long long)born;
@@ -1175,6 +1192,10 @@ int main(int argc, char** argv) {
             cfg.hand_flagged = true;
         else if (!std::strcmp(k, "--hand-remove") && !std::strcmp(v, "select"))
             cfg.hand_flagged = false;
+        else if (!std::strcmp(k, "--inject") && !std::strcmp(v, "kernel"))
+            cfg.inject_kernel = true;
+        else if (!std::strcmp(k, "--inject") && !std::strcmp(v, "tabulate"))
+            cfg.inject_kernel = false;
         else {
             std::fprintf(stderr, "pic_step_gpu: unknown option %s\n", k);
             return 2;
@@ -1235,6 +1256,9 @@ int main(int argc, char** argv) {
         std::printf("hand_soa removal: %s\n",
                     cfg.hand_flagged ? "flag kernel + DeviceSelect::Flagged per column"
                                      : "DeviceSelect::If of the kept positions + one gather");
+        std::printf("library inject: %s\n",
+                    cfg.inject_kernel ? "the user's kernel writes c.view()[i] (--inject kernel)"
+                                      : "layout::cuda::tabulate(c, kept, n, newcomer{...})");
 #if LAYOUT_CHECK_BOUNDS
         std::printf("warning: LAYOUT_CHECK_BOUNDS is on (no -DNDEBUG): the library's index "
                     "checks run inside the timed steps\n");

@@ -36,6 +36,7 @@
 #  include "cuda/for_each_element.hpp"
 #  include "cuda/memory.hpp"
 #  include "cuda/memory_resource.hpp"
+#  include "cuda/tabulate.hpp"
 #  include "cuda/transfer.hpp"
 #  include "cuda/vector.hpp"
 #endif

@@ -318,4 +318,96 @@ TEST_F(cuda_for_each_element, read_only_views_are_read_and_not_written) {
     EXPECT_TRUE(view_matches(back, values));
 }
 
+// ---- tabulate: new elements v[i] = f(i), staged through shared memory where whole --------------
+
+/// Element i for the tabulate tests: each leaf its own function of i, exact in every leaf type.
+template <class T>
+struct element_of_index {
+    LAYOUT_HOST_DEVICE T operator()(std::size_t i) const {
+        T t{};
+        [&]<std::size_t... L>(std::index_sequence<L...>) {
+            ((layout::detail::leaf_ref<L>(t) =
+                  static_cast<layout::leaf_t<T, L>>((i * 7 + L * 13) % 101)),
+             ...);
+        }(std::make_index_sequence<layout::leaf_count_v<T>>{});
+        return t;
+    }
+};
+
+/// Layouts where tabulate stages whole elements (AoS: 16-byte units), a split's first part
+/// (one float: 4-byte units; one double: 8) or its second (7 floats: 4; 48 bytes: 16), and where
+/// it stages nothing (SoA, AoSoA).
+using tabulate_combos =
+    ::testing::Types<combo<Particle, aos_layout>, combo<Particle, soa_layout>,
+                     combo<Particle, aosoa_layout<32>>, combo<Particle, split_aos_soa>,
+                     combo<Particle, split_aosoa_aos>, combo<Mixed, aos_layout>,
+                     combo<Mixed, split_aos_soa>, combo<Body, aos_layout>,
+                     combo<Body, split_aosoa_aos>>;
+template <class C>
+class cuda_tabulate : public gpu_test {};
+TYPED_TEST_SUITE(cuda_tabulate, tabulate_combos, combo_names);
+
+// Ranges that start and end inside a block of 256 and on its edges, through the container (its
+// stream: a non-blocking one, held busy first, so that work on any other stream would run
+// before the values it overwrites arrive); the elements outside the range as they were.
+TYPED_TEST(cuda_tabulate, writes_its_range_on_the_containers_stream_and_nothing_else) {
+    using T = typename TypeParam::value_type;
+    using P = typename TypeParam::policy;
+    static_assert(!std::is_void_v<typename layout::cuda::detail::staged_part<T, P>::part> ==
+                  (!std::is_same_v<P, layout::policy::soa> &&
+                   !std::is_same_v<P, layout::policy::aosoa<32>>));
+    std::mt19937 g(37);
+    cudaStream_t raw = nullptr;
+    ASSERT_TRUE(check_cuda(cudaStreamCreateWithFlags(&raw, cudaStreamNonBlocking), "stream"));
+    for (const std::size_t n : {1, 255, 256, 257, 1000, 4099}) {
+        const std::pair<std::size_t, std::size_t> ranges[] = {
+            {0, n}, {1, n}, {n / 3, n - n / 5}, {n, n}, {0, n / 2}};
+        for (const auto [first, last] : ranges) {
+            SCOPED_TRACE("n " + std::to_string(n) + ", [" + std::to_string(first) + ", " +
+                         std::to_string(last) + ")");
+            auto expected = random_values<T>(g, n);
+            layout::vector<T, P, layout::cuda::device_memory> dev(n, T{}, layout::stream_ref(raw));
+            ASSERT_TRUE(spin(raw, 2'000'000));
+            const layout::vector<T, P> host(expected.begin(), expected.end());
+            layout::cuda::copy(host.view(), dev.view(), layout::stream_ref(raw));
+            layout::cuda::tabulate(dev, first, last, element_of_index<T>{});
+            for (std::size_t i = first; i < last; ++i) expected[i] = element_of_index<T>{}(i);
+            const layout::vector<T, P> back = dev;
+            EXPECT_TRUE(view_matches(back, expected));
+        }
+    }
+    ASSERT_TRUE(check_cuda(cudaStreamDestroy(raw), "cudaStreamDestroy"));
+}
+
+TYPED_TEST(cuda_tabulate, a_range_outside_the_view_throws_and_writes_nothing) {
+    using T = typename TypeParam::value_type;
+    using P = typename TypeParam::policy;
+    std::mt19937 g(38);
+    const auto values = random_values<T>(g, 100);
+    layout::vector<T, P, layout::cuda::device_memory> dev =
+        layout::vector<T, P>(values.begin(), values.end());
+    EXPECT_THROW(layout::cuda::tabulate(dev, 50, 101, element_of_index<T>{}), std::out_of_range);
+    EXPECT_THROW(layout::cuda::tabulate(dev.view(), 60, 50, element_of_index<T>{}),
+                 std::out_of_range);
+    const layout::vector<T, P> back = dev;
+    EXPECT_TRUE(view_matches(back, values));
+}
+
+// A view whose AoS pointer is only 4-byte aligned: 4-byte units instead of 16.
+TEST_F(cuda_for_each_element, tabulate_writes_aos_views_aligned_only_to_the_element) {
+    constexpr std::size_t n = 1001;
+    std::byte* block = nullptr;
+    ASSERT_TRUE(check_cuda(cudaMalloc(&block, n * sizeof(Particle) + 4), "cudaMalloc"));
+    const layout::view<Particle, layout::policy::aos, layout::cuda::device_memory> dev(
+        reinterpret_cast<Particle*>(block + 4), n);
+    layout::cuda::tabulate(dev, element_of_index<Particle>{});
+    std::vector<Particle> got(n);
+    ASSERT_TRUE(check_cuda(
+        cudaMemcpy(got.data(), block + 4, n * sizeof(Particle), cudaMemcpyDeviceToHost),
+        "cudaMemcpy"));
+    cudaFree(block);
+    for (std::size_t i = 0; i < n; ++i)
+        ASSERT_TRUE(same(got[i], element_of_index<Particle>{}(i))) << "element " << i;
+}
+
 } // namespace
