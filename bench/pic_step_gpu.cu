@@ -137,7 +137,8 @@ struct config {
     int steps = 100, warmup = 2, sort_every = 10, output_every = 25;
     std::uint64_t seed = 1;
     bool hand_flagged = false; // hand_soa's removal: Flagged per column (else positions + gather)
-    bool inject_kernel = false; // the library versions inject through the user's kernel (else tabulate)
+    bool inject_kernel =
+        false; // the library versions inject through the user's kernel (else tabulate)
     // dt: with velocity components uniform in [-1, 1), a uniform box loses about
     // 3 * E|u| * dt = 1.5 dt of its particles a step; with the field's kicks, dt = 0.0062 loses
     // 0.90% at step 0, rising to 1.17% by step 100 (a host model of this step, 1M particles).

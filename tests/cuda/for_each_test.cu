@@ -337,12 +337,10 @@ struct element_of_index {
 /// Layouts where tabulate stages whole elements (AoS: 16-byte units), a split's first part
 /// (one float: 4-byte units; one double: 8) or its second (7 floats: 4; 48 bytes: 16), and where
 /// it stages nothing (SoA, AoSoA).
-using tabulate_combos =
-    ::testing::Types<combo<Particle, aos_layout>, combo<Particle, soa_layout>,
-                     combo<Particle, aosoa_layout<32>>, combo<Particle, split_aos_soa>,
-                     combo<Particle, split_aosoa_aos>, combo<Mixed, aos_layout>,
-                     combo<Mixed, split_aos_soa>, combo<Body, aos_layout>,
-                     combo<Body, split_aosoa_aos>>;
+using tabulate_combos = ::testing::Types<
+    combo<Particle, aos_layout>, combo<Particle, soa_layout>, combo<Particle, aosoa_layout<32>>,
+    combo<Particle, split_aos_soa>, combo<Particle, split_aosoa_aos>, combo<Mixed, aos_layout>,
+    combo<Mixed, split_aos_soa>, combo<Body, aos_layout>, combo<Body, split_aosoa_aos>>;
 template <class C>
 class cuda_tabulate : public gpu_test {};
 TYPED_TEST_SUITE(cuda_tabulate, tabulate_combos, combo_names);
@@ -353,9 +351,9 @@ TYPED_TEST_SUITE(cuda_tabulate, tabulate_combos, combo_names);
 TYPED_TEST(cuda_tabulate, writes_its_range_on_the_containers_stream_and_nothing_else) {
     using T = typename TypeParam::value_type;
     using P = typename TypeParam::policy;
-    static_assert(!std::is_void_v<typename layout::cuda::detail::staged_part<T, P>::part> ==
-                  (!std::is_same_v<P, layout::policy::soa> &&
-                   !std::is_same_v<P, layout::policy::aosoa<32>>));
+    static_assert(
+        !std::is_void_v<typename layout::cuda::detail::staged_part<T, P>::part> ==
+        (!std::is_same_v<P, layout::policy::soa> && !std::is_same_v<P, layout::policy::aosoa<32>>));
     std::mt19937 g(37);
     cudaStream_t raw = nullptr;
     ASSERT_TRUE(check_cuda(cudaStreamCreateWithFlags(&raw, cudaStreamNonBlocking), "stream"));
@@ -402,9 +400,9 @@ TEST_F(cuda_for_each_element, tabulate_writes_aos_views_aligned_only_to_the_elem
         reinterpret_cast<Particle*>(block + 4), n);
     layout::cuda::tabulate(dev, element_of_index<Particle>{});
     std::vector<Particle> got(n);
-    ASSERT_TRUE(check_cuda(
-        cudaMemcpy(got.data(), block + 4, n * sizeof(Particle), cudaMemcpyDeviceToHost),
-        "cudaMemcpy"));
+    ASSERT_TRUE(
+        check_cuda(cudaMemcpy(got.data(), block + 4, n * sizeof(Particle), cudaMemcpyDeviceToHost),
+                   "cudaMemcpy"));
     cudaFree(block);
     for (std::size_t i = 0; i < n; ++i)
         ASSERT_TRUE(same(got[i], element_of_index<Particle>{}(i))) << "element " << i;

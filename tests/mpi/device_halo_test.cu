@@ -3,7 +3,8 @@
 // gathered on a non-blocking stream, all fields and a subset, checked bit for bit against
 // layout::mpi::halo_plan on host containers (which halo_test checks against the single-rank
 // reference); staged and IPC always, NCCL where it is built (LAYOUT_TEST_NCCL) and there is a
-// GPU per rank. Bad input: every rank throws, nothing changes.
+// GPU per rank; gathers back to back with no host wait between them, each round's ghosts kept
+// aside and checked afterwards. Bad input: every rank throws, nothing changes.
 #include "gpu_test.hpp"
 #include "mpi_test_support.hpp"
 
@@ -164,6 +165,66 @@ TEST_F(device_halo, repeated_gathers_allocate_nothing) {
         for (int step = 0; step < 5; ++step)
             halo.template gather<&Particle::pos, &Particle::mass>(c);
         EXPECT_EQ(halo.allocations(), warm) << name;
+    });
+}
+
+/// Gathers back to back with no host wait between them: each round queues new owned elements
+/// (a device-to-device copy), a gather of every field and a copy of the ghosts aside, and only
+/// then does the host look: every round's ghosts against the host plan's. A transport that let
+/// a message overwrite one its peer had not yet copied out (ipc_transport's landing blocks, in
+/// turn) would show here as a round holding another round's ghosts.
+template <class Layout, class Transport>
+void back_to_back_gathers(Transport transport, cudaStream_t stream, const char* what) {
+    const int rank = mpi_test::world_rank(), size = mpi_test::world_size();
+    const layout::stream_ref s(stream);
+    constexpr int rounds = 8;
+    const std::size_t owned = 40000 + 1000 * static_cast<std::size_t>(rank);
+    const auto g = exports(rank, size, owned, 30000, 67);
+    const auto index = to_device(g.index, s);
+    const auto ranks = to_device(g.rank, s);
+    layout::mpi::halo_plan host_plan(MPI_COMM_WORLD, owned, g.index, g.rank);
+    const std::size_t ghosts = host_plan.ghost_count();
+
+    std::vector<device<Layout>> owned_by_round, ghosts_by_round;
+    std::vector<std::vector<Particle>> expected;
+    owned_by_round.reserve(rounds);
+    ghosts_by_round.reserve(rounds);
+    for (int k = 0; k < rounds; ++k) {
+        host<lp::aos> model = elements(68 + static_cast<std::uint64_t>(k), rank, owned);
+        owned_by_round.emplace_back(model, s);
+        host_plan.gather(model);
+        expected.emplace_back(model.begin() + static_cast<std::ptrdiff_t>(owned), model.end());
+        ghosts_by_round.emplace_back(ghosts, Particle{}, s);
+    }
+    device<Layout> c(elements(67, rank, owned), s);
+    layout::mpi::device_halo_plan halo(MPI_COMM_WORLD, std::move(transport), s);
+    halo.update(owned, std::span<const std::uint32_t>(index.data(), index.size()),
+                std::span<const int>(ranks.data(), ranks.size()));
+    ASSERT_EQ(halo.ghost_count(), ghosts) << what;
+    halo.gather(c);
+    using view = typename device<Layout>::view_type;
+    for (int k = 0; k < rounds; ++k) {
+        layout::cuda::copy(owned_by_round[k].cview(), view(c.view().storage(), owned), s);
+        halo.gather(c);
+        layout::cuda::copy(layout::view<const Particle, Layout, layout::cuda::device_memory>(
+                               c.view().storage().advanced(owned), ghosts),
+                           ghosts_by_round[k].view(), s);
+    }
+    for (int k = 0; k < rounds; ++k) {
+        const host<lp::aos> got = ghosts_by_round[k];
+        mpi_test::expect_elements(got, expected[k],
+                                  (std::string(what) + ", round " + std::to_string(k)).c_str());
+    }
+}
+
+TEST_F(device_halo, gathers_back_to_back_each_see_their_own_elements) {
+    for_each_transport([&](auto transport, const char* name) {
+        back_to_back_gathers<lp::aos>(std::move(transport), stream,
+                                      (std::string(name) + " aos").c_str());
+    });
+    for_each_transport([&](auto transport, const char* name) {
+        back_to_back_gathers<lp::soa>(std::move(transport), stream,
+                                      (std::string(name) + " soa").c_str());
     });
 }
 

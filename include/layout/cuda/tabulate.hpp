@@ -152,7 +152,8 @@ __global__ void __launch_bounds__(block_size)
 template <class T, class Layout, class M, class F>
 void tabulate(const view<T, Layout, M>& v, std::size_t first, std::size_t last, const F& f,
               stream_ref stream = {}) {
-    static_assert(!std::is_const_v<T>, "layout: cuda::tabulate writes the view: pass a mutable one");
+    static_assert(!std::is_const_v<T>,
+                  "layout: cuda::tabulate writes the view: pass a mutable one");
     static_assert(M::device_accessible,
                   "layout: cuda::tabulate runs on the GPU: pass a view of memory it can reach");
     if (first > last || last > v.size())
