@@ -27,6 +27,10 @@
 ///                                                     stream, NCCL), in recv
 ///
 /// exchange() is the three in a row.
+///
+/// A transport that copies the messages with its own kernel may also read whole AoS elements
+/// straight from the plan's source block (exchange_gathered, gathered_message below: ipc.hpp),
+/// so that the plan packs nothing: the device-planned plans use it where whole elements travel.
 #pragma once
 
 #if !defined(__CUDACC__)
@@ -60,6 +64,14 @@ struct message_range {
     int rank;
     std::size_t offset;
     std::size_t bytes;
+};
+
+/// One peer's message of whole elements read where they are: the elements order[first], ...,
+/// order[first + count - 1] of the source block (exchange_gathered).
+struct gathered_message {
+    int rank;
+    std::size_t first;
+    std::size_t count;
 };
 
 /// What a device-planned exchange needs from a transport.

@@ -18,9 +18,12 @@
 ///
 /// Why not NCCL alone: between GPUs of one node, a copy kernel moves halo-sized messages over
 /// NVLink in less time than NCCL's point-to-point kernels, with no NCCL communicator to build
-/// (device_migrate_bench_gpu's ipc rows; bench/results/gpu-2026-11-27-g). The plans' pack
-/// kernels do not write into the peers' blocks themselves: a thread's element as separate
-/// stores leaves partial sectors, which NVLink carries as partial writes (measured slower).
+/// (device_migrate_bench_gpu's ipc rows; bench/results/gpu-2026-11-27-g). Where whole AoS
+/// elements travel, the copy kernel reads them where they are (exchange_gathered: no pack
+/// kernel, no send buffer), its threads on consecutive 16-byte chunks of the message, so each
+/// warp writes whole sectors to the peer. (The plans' pack kernels writing into the peers'
+/// blocks, a thread an element, left partial sectors, which NVLink carries as partial writes:
+/// measured slower.)
 ///
 /// Handles travel over MPI: every rank's counters once (the constructor, collective over comm),
 /// and a landing block's again when a message outgrows it; both sides know each message's size,
@@ -106,6 +109,39 @@ public:
     }
     void exchange(const std::byte* send, std::span<const message_range> out, std::byte* recv,
                   std::span<const message_range> in, cudaStream_t stream) {
+        run(send, out, recv, in, stream, [send](const message_range& m) {
+            return source{send + m.offset, nullptr, 0};
+        });
+    }
+    /// The outgoing messages' whole elements read where they are (see ipc_transport).
+    void exchange_gathered(const std::byte* base, std::size_t element, const std::uint32_t* order,
+                           std::span<const gathered_message> out, std::byte* recv,
+                           std::span<const message_range> in, cudaStream_t stream) {
+        gathered_.clear();
+        for (const gathered_message& g : out) {
+            if (g.rank == rank_ && g.count != 0)
+                throw std::invalid_argument("layout::mpi::ipc_transport: a gathered exchange "
+                                            "carries no message to the rank itself");
+            gathered_.push_back({g.rank, g.first, g.count * element});
+        }
+        run(nullptr, gathered_, recv, in, stream, [&](const message_range& m) {
+            return source{base, order + m.offset, static_cast<unsigned>(element)};
+        });
+    }
+
+    std::size_t allocations() const noexcept { return allocations_; }
+
+private:
+    /// Where a message's bytes come from: contiguous at from, or elements through order.
+    struct source {
+        const std::byte* from;
+        const std::uint32_t* order;
+        unsigned element;
+    };
+
+    template <class Source>
+    void run(const std::byte* send, std::span<const message_range> out, std::byte* recv,
+             std::span<const message_range> in, cudaStream_t stream, Source source_of) {
         int device = -1;
         layout::cuda::check(cudaGetDevice(&device), "cudaGetDevice");
         if (device != device_)
@@ -126,9 +162,10 @@ public:
             const auto r = static_cast<std::size_t>(m.rank);
             peer& p = peers_[r];
             const counter previous = p.sent++;
+            const source from = source_of(m);
             add(sends,
-                {send + m.offset, p.remote_landing, m.bytes, 0, 0, flags_ + P + r, previous,
-                 flags_ + 2 * P + r, p.remote_flags + me, p.sent},
+                {from.from, p.remote_landing, m.bytes, 0, 0, flags_ + P + r, previous,
+                 flags_ + 2 * P + r, p.remote_flags + me, p.sent, from.order, from.element},
                 true, stream);
         }
         launch(sends, true, stream);
@@ -137,9 +174,12 @@ public:
         for (const message_range& m : in) {
             if (m.bytes == 0) continue;
             if (m.rank == rank_) { // to itself: the matching outgoing range, copied here
+                if (send == nullptr)
+                    throw std::invalid_argument("layout::mpi::ipc_transport: a gathered exchange "
+                                                "carries no message from the rank itself");
                 add(receives,
                     {send + self_offset(out, to_self++, m.bytes), recv + m.offset, m.bytes, 0, 0,
-                     nullptr, 0, nullptr, nullptr, 0},
+                     nullptr, 0, nullptr, nullptr, 0, nullptr, 0},
                     false, stream);
                 continue;
             }
@@ -148,16 +188,13 @@ public:
             ++p.received;
             add(receives,
                 {p.landing, recv + m.offset, m.bytes, 0, 0, flags_ + r, p.received,
-                 flags_ + 3 * P + r, p.remote_flags + P + me, p.received},
+                 flags_ + 3 * P + r, p.remote_flags + P + me, p.received, nullptr, 0},
                 false, stream);
         }
         launch(receives, false, stream);
         layout::cuda::check(cudaEventRecord(last_, stream), "cudaEventRecord");
     }
 
-    std::size_t allocations() const noexcept { return allocations_; }
-
-private:
     struct peer {
         std::byte* landing = nullptr; // in this rank's memory, written by the peer
         std::size_t landing_capacity = 0;
@@ -173,6 +210,7 @@ private:
         check(MPI_Comm_rank(comm_, &rank_), "MPI_Comm_rank");
         check(MPI_Comm_size(comm_, &size_), "MPI_Comm_size");
         peers_.resize(static_cast<std::size_t>(size_));
+        gathered_.reserve(peers_.size());
         local_outcome local;
         local.run([&] {
             MPI_Comm node = MPI_COMM_NULL;
@@ -346,6 +384,7 @@ private:
     MPI_Comm comm_ = MPI_COMM_NULL;
     int rank_ = 0, size_ = 1, device_ = -1;
     std::vector<peer> peers_;
+    std::vector<message_range> gathered_; // exchange_gathered's messages as byte ranges
     counter* flags_ = nullptr;
     cudaEvent_t last_ = nullptr; // recorded after each exchange
     cudaIpcMemHandle_t own_handle_{};
@@ -368,6 +407,15 @@ public:
     void exchange(const std::byte* send, std::span<const message_range> out, std::byte* recv,
                   std::span<const message_range> in, cudaStream_t stream) {
         state_->exchange(send, out, recv, in, stream);
+    }
+    /// exchange() of messages of whole elements of `element` bytes that the copy kernel reads
+    /// where they are, element k of message m at base + order[m.first + k] * element, so that
+    /// nothing packs them first (the device-planned plans, where whole AoS elements travel). No
+    /// message to or from the rank itself.
+    void exchange_gathered(const std::byte* base, std::size_t element, const std::uint32_t* order,
+                           std::span<const gathered_message> out, std::byte* recv,
+                           std::span<const message_range> in, cudaStream_t stream) {
+        state_->exchange_gathered(base, element, order, out, recv, in, stream);
     }
     std::size_t allocations() const noexcept { return state_ ? state_->allocations() : 0; }
     /// Throws std::invalid_argument unless the plan's ranks are this transport's, in order.

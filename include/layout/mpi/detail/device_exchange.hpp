@@ -10,7 +10,9 @@
 ///     lay_out<T, S>(base)         the messages (one per peer, rank order, 16-byte padded) and
 ///                                 the pieces: what each kernel thread reads and writes
 ///     move<T, S>(dst, src, order) pack, transport, the elements that stay (on a forked stream,
-///                                 while the messages travel), the arrivals
+///                                 while the messages travel), the arrivals; whole elements
+///                                 through a transport that reads them where they are
+///                                 (exchange_gathered: IPC) are not packed
 ///
 /// The order (element positions grouped by destination rank, in source order) comes from the
 /// sort for a migration, or from the ghost list for a halo.
@@ -75,6 +77,7 @@ public:
             extra_.reserve(2 * ranks() + ranks() * ranks());
             out_.reserve(ranks());
             in_.reserve(ranks());
+            gathered_.reserve(ranks());
             pieces_.reserve(2 * ranks());
             ws_.side(); // the stream the elements that stay move on, created before any exchange
         });
@@ -292,13 +295,23 @@ public:
         const piece* arrivals = pack + pack_pieces_;
         const piece* end = pack + pieces_.size();
         constexpr bool queues_on_stream = requires { requires bool(Transport::queues_on_stream); };
+        // Whole elements, and a transport that reads them where they are: nothing to pack.
+        constexpr bool gathers =
+            mode == receive_mode::elements &&
+            requires(Transport& x, std::span<const gathered_message> g,
+                     std::span<const message_range> m) {
+                x.exchange_gathered(std::declval<const std::byte*>(), std::size_t{},
+                                    std::declval<const std::uint32_t*>(), g,
+                                    std::declval<std::byte*>(), m, std::declval<cudaStream_t>());
+            };
         [&]<std::size_t... K>(std::index_sequence<K...>) {
-            for_each_launch(pack, arrivals, [&](const pieces& t, unsigned grid) {
-                if constexpr (mode == receive_mode::elements)
-                    pack_elements_kernel<T, L, M><<<grid, block, 0, s>>>(src, order, t);
-                else
-                    pack_kernel<T, S, L, M, K...><<<grid, block, 0, s>>>(src, order, t);
-            });
+            if constexpr (!gathers)
+                for_each_launch(pack, arrivals, [&](const pieces& t, unsigned grid) {
+                    if constexpr (mode == receive_mode::elements)
+                        pack_elements_kernel<T, L, M><<<grid, block, 0, s>>>(src, order, t);
+                    else
+                        pack_kernel<T, S, L, M, K...><<<grid, block, 0, s>>>(src, order, t);
+                });
             // Received in place, the ranges of in_ count from dst's block.
             std::byte* recv = incoming_;
             if constexpr (mode == receive_mode::elements)
@@ -316,7 +329,17 @@ public:
             };
             if (fork) side.fork(s);
             if (fork && !queues_on_stream) stay(side.side());
-            transport_.exchange(outgoing_, out_, recv, in_, s);
+            if constexpr (gathers) {
+                // The pack pieces, one per message of out_, in its order: where each message's
+                // elements start in the order, and how many.
+                gathered_.clear();
+                for (std::size_t m = 0; m < out_.size(); ++m)
+                    gathered_.push_back({out_[m].rank, pack[m].from, pack[m].count});
+                transport_.exchange_gathered(reinterpret_cast<const std::byte*>(src.storage().data),
+                                             sizeof(T), order, gathered_, recv, in_, s);
+            } else {
+                transport_.exchange(outgoing_, out_, recv, in_, s);
+            }
             if (fork && queues_on_stream) stay(side.side());
             if constexpr (mode == receive_mode::packed)
                 for_each_launch(arrivals, end, [&](const pieces& t, unsigned grid) {
@@ -357,6 +380,7 @@ private:
     std::vector<long long> census_;
     std::vector<std::int64_t> extra_;
     std::vector<message_range> out_, in_;
+    std::vector<gathered_message> gathered_;
     std::vector<piece> pieces_;
     std::size_t pack_pieces_ = 0;
     piece self_{};

@@ -20,7 +20,9 @@ using counter = unsigned long long;
 
 /// One copy of a launch: bytes from `from` to `to` by `blocks` blocks starting at
 /// `first_block`, once *wait >= wait_value (acquire, system scope) if wait is set; the last
-/// block to finish then sets *signal = value (release, system scope) if signal is set.
+/// block to finish then sets *signal = value (release, system scope) if signal is set. With
+/// `order` set, the bytes are whole elements of `element` bytes read where they are: element k
+/// from from + order[k] * element.
 struct copy {
     const std::byte* from;
     std::byte* to;
@@ -31,6 +33,8 @@ struct copy {
     counter* done;   // blocks finished, this rank's memory; back to 0 by the last one
     counter* signal; // a peer's counter, or null
     counter value;
+    const std::uint32_t* order; // null: from is contiguous
+    unsigned element;
 };
 struct copies {
     static constexpr unsigned capacity = 40;
@@ -48,6 +52,23 @@ __device__ void copy_chunks(const std::byte* from, std::byte* to, std::size_t by
     auto* t = reinterpret_cast<Chunk*>(to);
     for (std::size_t i = thread; i < n; i += threads) t[i] = f[i];
     for (std::size_t i = n * sizeof(Chunk) + thread; i < bytes; i += threads) to[i] = from[i];
+}
+
+/// The elements of a gathered copy as Chunks: a warp's stores cover consecutive chunks of `to`
+/// (whole sectors), its loads whole elements' chunks.
+template <class Chunk>
+__device__ void gather_chunks(const std::byte* base, const std::uint32_t* order, unsigned element,
+                              std::byte* to, std::size_t bytes, std::size_t thread,
+                              std::size_t threads) {
+    const unsigned per = element / static_cast<unsigned>(sizeof(Chunk));
+    const std::size_t n = bytes / sizeof(Chunk);
+    auto* t = reinterpret_cast<Chunk*>(to);
+    for (std::size_t u = thread; u < n; u += threads) {
+        // (A message holds fewer than 2^32 elements: 32-bit division.)
+        const std::uint32_t e = static_cast<std::uint32_t>(u / per);
+        const unsigned c = static_cast<unsigned>(u - std::size_t{e} * per);
+        t[u] = reinterpret_cast<const Chunk*>(base + std::size_t{order[e]} * element)[c];
+    }
 }
 
 inline __device__ void wait_for(const copy& c) {
@@ -69,9 +90,20 @@ __global__ void copy_kernel(Copies t, bool in_blocks) {
     }
     const std::size_t threads = std::size_t{c.blocks} * blockDim.x;
     const std::size_t thread = std::size_t{blockIdx.x - c.first_block} * blockDim.x + threadIdx.x;
-    const auto bits =
-        reinterpret_cast<std::uintptr_t>(c.from) | reinterpret_cast<std::uintptr_t>(c.to);
-    if (bits % 16 == 0)
+    const auto bits = reinterpret_cast<std::uintptr_t>(c.from) |
+                      reinterpret_cast<std::uintptr_t>(c.to) | std::uintptr_t{c.element};
+    if (c.order != nullptr) {
+        if (bits % 16 == 0)
+            gather_chunks<uint4>(c.from, c.order, c.element, c.to, c.bytes, thread, threads);
+        else if (bits % 8 == 0)
+            gather_chunks<unsigned long long>(c.from, c.order, c.element, c.to, c.bytes, thread,
+                                              threads);
+        else if (bits % 4 == 0)
+            gather_chunks<unsigned>(c.from, c.order, c.element, c.to, c.bytes, thread, threads);
+        else
+            gather_chunks<unsigned char>(c.from, c.order, c.element, c.to, c.bytes, thread,
+                                         threads);
+    } else if (bits % 16 == 0)
         copy_chunks<uint4>(c.from, c.to, c.bytes, thread, threads);
     else if (bits % 8 == 0)
         copy_chunks<unsigned long long>(c.from, c.to, c.bytes, thread, threads);
