@@ -3,10 +3,11 @@
 // on the host, one thread per rank, plus --procs PX PY PZ to choose the grid of sub-boxes.
 //   mpirun -np 4 md_mpi --data FILE [--procs 2 2 1] [--layout aos|soa|aosoa32] ...
 // Built as md_mpi_gpu (md_mpi.cu, MD_MPI_GPU), --device gpu runs distributed_gpu.hpp: a GPU per
-// rank (ranks share the GPUs there are), through NCCL where it is built and there is a GPU per
-// rank, else through pinned host memory (--transport nccl|ipc|staged chooses: ipc, the GPUs
-// writing into each other's memory, for ranks of one node); the halo exchange runs beside the
-// interior atoms' forces unless --no-overlap is given.
+// rank (ranks share the GPUs there are). The plans' transport: where every rank is on one node,
+// ipc (the GPUs write into each other's memory: the fastest there, bench/results/gpu-2026-11-27-g
+// and -h); else NCCL where it is built and there is a GPU per rank; else pinned host memory
+// (--transport nccl|ipc|staged chooses); the halo exchange runs beside the interior atoms'
+// forces unless --no-overlap is given.
 #include "distributed.hpp"
 #include "domain.hpp"
 #include "host_backend.hpp"
@@ -67,6 +68,17 @@ std::vector<char*> take_own_options(int argc, char** argv, std::array<int, 3>& p
 }
 
 #if defined(MD_MPI_GPU)
+/// Whether every rank runs on this node (ipc_transport reaches the GPUs of one node only).
+bool one_node() {
+    MPI_Comm node = MPI_COMM_NULL;
+    MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
+    int on_node = 0, ranks = 0;
+    MPI_Comm_size(node, &on_node);
+    MPI_Comm_free(&node);
+    MPI_Comm_size(MPI_COMM_WORLD, &ranks);
+    return on_node == ranks;
+}
+
 /// --device gpu: a GPU per rank where there are enough, else ranks share them.
 int run_gpu(const md::options& o, int ranks, std::array<int, 3> procs, bool overlap,
             const std::string& transport) {
@@ -87,7 +99,7 @@ int run_gpu(const md::options& o, int ranks, std::array<int, 3> procs, bool over
             return 0;
         });
     };
-    if (transport == "ipc")
+    if (transport == "ipc" || (transport.empty() && one_node()))
         return go(layout::mpi::ipc_transport(MPI_COMM_WORLD),
                   layout::mpi::ipc_transport(MPI_COMM_WORLD));
 #  if defined(MD_MPI_NCCL)
@@ -97,7 +109,9 @@ int run_gpu(const md::options& o, int ranks, std::array<int, 3> procs, bool over
     }
 #  endif
     if (transport == "nccl")
-        throw md::input_error("--transport nccl: needs NCCL (built with it) and a GPU per rank");
+        throw md::input_error("--transport nccl: needs NCCL (built with it) and a GPU per rank (" +
+                              std::to_string(ranks) + " ranks, " + std::to_string(devices) +
+                              " GPUs)");
     return go(layout::mpi::staged_transport(MPI_COMM_WORLD),
               layout::mpi::staged_transport(MPI_COMM_WORLD));
 }
@@ -106,7 +120,7 @@ int run_gpu(const md::options& o, int ranks, std::array<int, 3> procs, bool over
 int run(int argc, char** argv, int ranks) {
     std::array<int, 3> procs = {0, 0, 0};
     bool overlap = true;
-    std::string transport; // empty: NCCL where it can, else staged
+    std::string transport; // empty: ipc on one node, else NCCL where it can, else staged
     std::vector<char*> args = take_own_options(argc, argv, procs, overlap, transport);
     const md::options o = md::parse_options(static_cast<int>(args.size()), args.data());
 #if defined(MD_MPI_GPU)

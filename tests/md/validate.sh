@@ -68,6 +68,10 @@ if [[ $rc -ne 0 ]]; then
         echo "no CUDA device: GPU validation skipped"
         exit 77
     fi
+    if grep -q "transport nccl: needs NCCL (built with it) and a GPU per rank" md.out; then
+        echo "no NCCL build or fewer GPUs than ranks: NCCL validation skipped"
+        exit 77
+    fi
     echo "md exited with $rc"
     exit 1
 fi
