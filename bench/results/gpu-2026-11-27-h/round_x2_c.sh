@@ -1,4 +1,6 @@
 #!/usr/bin/env bash
+# (Call c measured two experiments whose code is gone: LAYOUT_IPC_LANDING_BLOCKS and
+# MD_BOUNDARY_LANES no longer exist, so run today this builds the same transport twice.)
 # Session h, third round (2 GPUs of one host, issue 30): ipc_transport with two landing blocks a
 # peer, written in turn, so that a sender's next message need not wait for the peer to copy out
 # the last one. The plans' tests (new: gathers back to back, each round's ghosts checked
