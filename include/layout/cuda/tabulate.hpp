@@ -43,7 +43,7 @@ namespace layout::cuda {
 namespace detail {
 
 /// Which part of a view's storage tabulate stages: the part's element type, whether leaf L of T
-/// lies in it and where, and the part's pointer. None (Part = void) where no part keeps whole
+/// lies in it and where, and the part's pointer. None (part = void) where no part keeps whole
 /// elements behind one pointer.
 template <class T, class Layout>
 struct staged_part {
