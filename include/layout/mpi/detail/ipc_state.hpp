@@ -1,0 +1,363 @@
+/// \file mpi/detail/ipc_state.hpp
+/// ipc_transport's state (<layout/mpi/ipc.hpp> says what the transport does): the landing blocks,
+/// the counters and the peers' mappings, made collectively at construction (connect) and grown
+/// point to point when a message outgrows its block (grow); exchange() queues the copy kernels
+/// of <layout/mpi/detail/ipc_kernels.hpp>. Kept at one address: the transport moves, this does
+/// not.
+#pragma once
+
+#if !defined(__CUDACC__)
+#  error "layout/mpi/detail/ipc_state.hpp needs a CUDA compiler (nvcc)"
+#endif
+
+#include "../../cuda/error.hpp"
+#include "../device_transport.hpp"
+#include "../error.hpp"
+#include "agreement.hpp"
+#include "ipc_kernels.hpp"
+
+#include <cuda_runtime.h>
+#include <mpi.h>
+
+#include <algorithm>
+#include <bit>
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <stdexcept>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace layout::mpi {
+namespace detail::ipc {
+
+/// The size of a landing block for a message of `bytes`: both sides compute it alike.
+inline std::size_t capacity_for(std::size_t bytes) {
+    return std::bit_ceil(std::max<std::size_t>(bytes, std::size_t{1} << 20));
+}
+
+/// What an IPC handle message carries: the handle, or that the block could not be made.
+struct handle_message {
+    cudaIpcMemHandle_t handle;
+    int ok;
+};
+
+/// The transport's state, kept at one address (the transport moves, the state does not).
+class state {
+public:
+    explicit state(MPI_Comm comm) {
+        check(MPI_Comm_dup(comm, &comm_), "MPI_Comm_dup");
+        try {
+            connect();
+        } catch (...) {
+            release();
+            MPI_Comm_free(&comm_);
+            throw;
+        }
+    }
+    state(const state&) = delete;
+    state& operator=(const state&) = delete;
+    ~state() {
+        int finalized = 1;
+        MPI_Finalized(&finalized);
+        if (last_) cudaEventSynchronize(last_);
+        // Every rank's kernels are done before anyone's memory goes.
+        if (!finalized) MPI_Barrier(comm_);
+        release();
+        if (!finalized) MPI_Comm_free(&comm_);
+    }
+
+    void check_ranks(int plan_rank, int plan_size) const {
+        if (plan_rank != rank_ || plan_size != size_)
+            throw std::invalid_argument("layout::mpi::ipc_transport: its communicator's rank " +
+                                        std::to_string(rank_) + " of " + std::to_string(size_) +
+                                        " is not the plan's rank " + std::to_string(plan_rank) +
+                                        " of " + std::to_string(plan_size));
+    }
+    void exchange(const std::byte* send, std::span<const message_range> out, std::byte* recv,
+                  std::span<const message_range> in, cudaStream_t stream) {
+        run(send, out, recv, in, stream, [send](const message_range& m) {
+            return source{send + m.offset, nullptr, 0};
+        });
+    }
+    /// The outgoing messages' whole elements read where they are (see ipc_transport).
+    void exchange_gathered(const std::byte* base, std::size_t element, const std::uint32_t* order,
+                           std::span<const gathered_message> out, std::byte* recv,
+                           std::span<const message_range> in, cudaStream_t stream) {
+        gathered_.clear();
+        for (const gathered_message& g : out) {
+            if (g.rank == rank_ && g.count != 0)
+                throw std::invalid_argument("layout::mpi::ipc_transport: a gathered exchange "
+                                            "carries no message to the rank itself");
+            gathered_.push_back({g.rank, g.first, g.count * element});
+        }
+        run(nullptr, gathered_, recv, in, stream, [&](const message_range& m) {
+            return source{base, order + m.offset, static_cast<unsigned>(element)};
+        });
+    }
+
+    std::size_t allocations() const noexcept { return allocations_; }
+
+private:
+    /// Where a message's bytes come from: contiguous at from, or elements through order.
+    struct source {
+        const std::byte* from;
+        const std::uint32_t* order;
+        unsigned element;
+    };
+
+    template <class Source>
+    void run(const std::byte* send, std::span<const message_range> out, std::byte* recv,
+             std::span<const message_range> in, cudaStream_t stream, Source source_of) {
+        int device = -1;
+        layout::cuda::check(cudaGetDevice(&device), "cudaGetDevice");
+        if (device != device_)
+            throw std::invalid_argument("layout::mpi::ipc_transport: the current device (" +
+                                        std::to_string(device) +
+                                        ") is not the one it was made "
+                                        "on (" +
+                                        std::to_string(device_) + ")");
+        grow(out, in);
+        const auto P = static_cast<std::size_t>(size_), me = static_cast<std::size_t>(rank_);
+        // Each message waits until its peer has consumed this rank's previous one (the block
+        // is free; almost always so already: the blocks wait), and each arrival until its
+        // sender says it is there (one block waits: a copy's blocks waiting for a slow peer
+        // would hold the SMs that work beside the exchange needs).
+        copies sends{};
+        for (const message_range& m : out) {
+            if (m.bytes == 0 || m.rank == rank_) continue;
+            const auto r = static_cast<std::size_t>(m.rank);
+            peer& p = peers_[r];
+            const counter previous = p.sent++;
+            const source from = source_of(m);
+            add(sends,
+                {from.from, p.remote_landing, m.bytes, 0, 0, flags_ + P + r, previous,
+                 flags_ + 2 * P + r, p.remote_flags + me, p.sent, from.order, from.element},
+                true, stream);
+        }
+        launch(sends, true, stream);
+        copies receives{};
+        std::size_t to_self = 0;
+        for (const message_range& m : in) {
+            if (m.bytes == 0) continue;
+            if (m.rank == rank_) { // to itself: the matching outgoing range, copied here
+                if (send == nullptr)
+                    throw std::invalid_argument("layout::mpi::ipc_transport: a gathered exchange "
+                                                "carries no message from the rank itself");
+                add(receives,
+                    {send + self_offset(out, to_self++, m.bytes), recv + m.offset, m.bytes, 0, 0,
+                     nullptr, 0, nullptr, nullptr, 0, nullptr, 0},
+                    false, stream);
+                continue;
+            }
+            const auto r = static_cast<std::size_t>(m.rank);
+            peer& p = peers_[r];
+            ++p.received;
+            add(receives,
+                {p.landing, recv + m.offset, m.bytes, 0, 0, flags_ + r, p.received,
+                 flags_ + 3 * P + r, p.remote_flags + P + me, p.received, nullptr, 0},
+                false, stream);
+        }
+        launch(receives, false, stream);
+        layout::cuda::check(cudaEventRecord(last_, stream), "cudaEventRecord");
+    }
+
+    struct peer {
+        std::byte* landing = nullptr; // in this rank's memory, written by the peer
+        std::size_t landing_capacity = 0;
+        std::byte* remote_landing = nullptr; // the peer's block for this rank's messages
+        std::size_t remote_capacity = 0;
+        counter* remote_flags = nullptr; // the peer's counters
+        counter sent = 0, received = 0;  // messages to and from the peer so far
+    };
+
+    /// Collective: every rank's counters, and the peers' opened (the constructor's work).
+    void connect() {
+        MPI_Comm_set_errhandler(comm_, MPI_ERRORS_RETURN);
+        check(MPI_Comm_rank(comm_, &rank_), "MPI_Comm_rank");
+        check(MPI_Comm_size(comm_, &size_), "MPI_Comm_size");
+        peers_.resize(static_cast<std::size_t>(size_));
+        gathered_.reserve(peers_.size());
+        local_outcome local;
+        local.run([&] {
+            MPI_Comm node = MPI_COMM_NULL;
+            check(MPI_Comm_split_type(comm_, MPI_COMM_TYPE_SHARED, rank_, MPI_INFO_NULL, &node),
+                  "MPI_Comm_split_type");
+            int on_node = 0;
+            MPI_Comm_size(node, &on_node);
+            MPI_Comm_free(&node);
+            if (on_node != size_)
+                local.problem = "layout::mpi::ipc_transport: the ranks are on more than one node "
+                                "(CUDA IPC reaches the GPUs of one node only)";
+        });
+        local.run([&] {
+            layout::cuda::check(cudaGetDevice(&device_), "cudaGetDevice");
+            layout::cuda::check(cudaEventCreateWithFlags(&last_, cudaEventDisableTiming),
+                                "cudaEventCreateWithFlags");
+            layout::cuda::check(cudaMalloc(&flags_, flag_bytes()), "cudaMalloc (ipc counters)");
+            layout::cuda::check(cudaMemset(flags_, 0, flag_bytes()), "cudaMemset");
+            layout::cuda::check(cudaIpcGetMemHandle(&own_handle_, flags_), "cudaIpcGetMemHandle");
+        });
+        agree(comm_, rank_, operation::construct, local, 0, 0, 0, /*check_plan=*/false);
+        std::vector<cudaIpcMemHandle_t> handles(peers_.size());
+        check(MPI_Allgather(&own_handle_, sizeof own_handle_, MPI_BYTE, handles.data(),
+                            sizeof own_handle_, MPI_BYTE, comm_),
+              "MPI_Allgather");
+        local_outcome opened;
+        opened.run([&] {
+            for (std::size_t p = 0; p < peers_.size(); ++p) {
+                if (static_cast<int>(p) == rank_) continue;
+                void* remote = nullptr;
+                layout::cuda::check(
+                    cudaIpcOpenMemHandle(&remote, handles[p], cudaIpcMemLazyEnablePeerAccess),
+                    "cudaIpcOpenMemHandle (a peer's counters)");
+                peers_[p].remote_flags = static_cast<counter*>(remote);
+            }
+        });
+        agree(comm_, rank_, operation::construct, opened, 0, 0, 0, /*check_plan=*/false);
+    }
+    void release() noexcept {
+        for (peer& p : peers_) {
+            if (p.remote_landing) cudaIpcCloseMemHandle(p.remote_landing);
+            if (p.remote_flags) cudaIpcCloseMemHandle(p.remote_flags);
+            if (p.landing) cudaFree(p.landing);
+            p = peer{};
+        }
+        if (flags_) cudaFree(flags_);
+        flags_ = nullptr;
+        if (last_) cudaEventDestroy(last_);
+        last_ = nullptr;
+    }
+
+    /// Counters in this rank's memory, written by the peers: [0, P) messages arrived from each
+    /// rank, [P, 2P) messages of this rank's each rank has consumed, then the copy kernels'
+    /// finished-block counts, sends [2P, 3P) and receives [3P, 4P).
+    std::size_t flag_bytes() const { return 4 * peers_.size() * sizeof(counter); }
+
+    /// The k-th outgoing range to this rank itself: the k-th incoming one's bytes.
+    std::size_t self_offset(std::span<const message_range> out, std::size_t k,
+                            std::size_t bytes) const {
+        for (const message_range& m : out)
+            if (m.rank == rank_ && m.bytes != 0 && k-- == 0) {
+                if (m.bytes != bytes) break;
+                return m.offset;
+            }
+        throw std::invalid_argument("layout::mpi::ipc_transport: the messages to this rank itself "
+                                    "differ from those it receives from itself");
+    }
+
+    /// New landing blocks where an incoming message outgrew its block (their handles go to the
+    /// senders), new mappings where an outgoing one outgrew the peer's: point to point, both
+    /// sides knowing when from the message sizes.
+    void grow(std::span<const message_range> out, std::span<const message_range> in) {
+        std::vector<MPI_Request> requests;
+        std::vector<handle_message> sent_handles, got_handles;
+        std::vector<std::size_t> got_from, got_bytes;
+        sent_handles.reserve(in.size());
+        got_handles.reserve(out.size());
+        std::string failure;
+        for (const message_range& m : out) {
+            if (m.bytes == 0 || m.rank == rank_) continue;
+            peer& p = peers_[static_cast<std::size_t>(m.rank)];
+            if (m.bytes <= p.remote_capacity) continue;
+            got_handles.emplace_back();
+            got_from.push_back(static_cast<std::size_t>(m.rank));
+            got_bytes.push_back(m.bytes);
+            requests.emplace_back();
+            check(MPI_Irecv(&got_handles.back(), sizeof(handle_message), MPI_BYTE, m.rank, tag,
+                            comm_, &requests.back()),
+                  "MPI_Irecv", rank_);
+        }
+        for (const message_range& m : in) {
+            if (m.bytes == 0 || m.rank == rank_) continue;
+            peer& p = peers_[static_cast<std::size_t>(m.rank)];
+            if (m.bytes <= p.landing_capacity) continue;
+            handle_message h{};
+            if (failure.empty()) {
+                try {
+                    if (p.landing) layout::cuda::check(cudaFree(p.landing), "cudaFree");
+                    p.landing = nullptr;
+                    p.landing_capacity = 0;
+                    const std::size_t capacity = capacity_for(m.bytes);
+                    void* block = nullptr;
+                    layout::cuda::check(cudaMalloc(&block, capacity),
+                                        "cudaMalloc (ipc landing block)");
+                    p.landing = static_cast<std::byte*>(block);
+                    p.landing_capacity = capacity;
+                    ++allocations_;
+                    layout::cuda::check(cudaIpcGetMemHandle(&h.handle, block),
+                                        "cudaIpcGetMemHandle");
+                    h.ok = 1;
+                } catch (const std::exception& e) {
+                    failure = e.what();
+                }
+            }
+            sent_handles.push_back(h);
+            requests.emplace_back();
+            check(MPI_Isend(&sent_handles.back(), sizeof(handle_message), MPI_BYTE, m.rank, tag,
+                            comm_, &requests.back()),
+                  "MPI_Isend", rank_);
+        }
+        if (requests.empty()) return;
+        check(MPI_Waitall(static_cast<int>(requests.size()), requests.data(), MPI_STATUSES_IGNORE),
+              "MPI_Waitall", rank_);
+        for (std::size_t k = 0; k < got_handles.size() && failure.empty(); ++k) {
+            peer& p = peers_[got_from[k]];
+            if (!got_handles[k].ok)
+                throw error("layout::mpi::ipc_transport: rank " + std::to_string(got_from[k]) +
+                                " could not make the block this rank writes into",
+                            static_cast<int>(got_from[k]));
+            if (p.remote_landing) {
+                // This rank's last exchange is done, and with it every copy into the old block
+                // (each waited for the peer to consume the one before).
+                layout::cuda::check(cudaEventSynchronize(last_), "cudaEventSynchronize");
+                layout::cuda::check(cudaIpcCloseMemHandle(p.remote_landing),
+                                    "cudaIpcCloseMemHandle");
+                p.remote_landing = nullptr;
+                p.remote_capacity = 0;
+            }
+            void* remote = nullptr;
+            layout::cuda::check(cudaIpcOpenMemHandle(&remote, got_handles[k].handle,
+                                                     cudaIpcMemLazyEnablePeerAccess),
+                                "cudaIpcOpenMemHandle (a peer's landing block)");
+            p.remote_landing = static_cast<std::byte*>(remote);
+            p.remote_capacity = capacity_for(got_bytes[k]);
+        }
+        if (!failure.empty()) throw error(failure, rank_);
+    }
+
+    void add(copies& t, copy c, bool in_blocks, cudaStream_t stream) {
+        if (t.count == copies::capacity) launch(t, in_blocks, stream);
+        c.first_block = t.count == 0 ? 0 : t.c[t.count - 1].first_block + t.c[t.count - 1].blocks;
+        // About 16 KiB a block, at most 1024 blocks a message.
+        c.blocks =
+            static_cast<unsigned>(std::clamp<std::size_t>((c.bytes + 16383) / 16384, 1, 1024));
+        t.c[t.count++] = c;
+    }
+    /// in_blocks: the copy's blocks wait for its counter, else one block before them.
+    static void launch(copies& t, bool in_blocks, cudaStream_t stream) {
+        if (t.count == 0) return;
+        const unsigned blocks = t.c[t.count - 1].first_block + t.c[t.count - 1].blocks;
+        if (!in_blocks) {
+            wait_kernel<<<1, 64, 0, stream>>>(t);
+            layout::cuda::check(cudaGetLastError(), "layout::mpi::ipc_transport (wait)");
+        }
+        copy_kernel<<<blocks, copy_block, 0, stream>>>(t, in_blocks);
+        layout::cuda::check(cudaGetLastError(), "layout::mpi::ipc_transport (copy)");
+        t.count = 0;
+    }
+
+    static constexpr int tag = 11;
+    MPI_Comm comm_ = MPI_COMM_NULL;
+    int rank_ = 0, size_ = 1, device_ = -1;
+    std::vector<peer> peers_;
+    std::vector<message_range> gathered_; // exchange_gathered's messages as byte ranges
+    counter* flags_ = nullptr;
+    cudaEvent_t last_ = nullptr; // recorded after each exchange
+    cudaIpcMemHandle_t own_handle_{};
+    std::size_t allocations_ = 1;
+};
+
+} // namespace detail::ipc
+} // namespace layout::mpi
