@@ -156,21 +156,29 @@ public:
         return out;
     }
 
-    /// Rank 0 prints LAMMPS's summary lines; times are the slowest rank's. Collective.
+    /// Rank 0 prints LAMMPS's summary lines: the loop time is the slowest rank's, each section's
+    /// time the fastest, average and slowest rank's (as LAMMPS's table: the spread is what the
+    /// ranks wait for each other). Collective.
     void report(int ranks) {
-        double t[5] = {t_.total, t_.force, t_.neighbor, t_.comm, t_.integrate};
-        MPI_Allreduce(MPI_IN_PLACE, t, 5, MPI_DOUBLE, MPI_MAX, comm_);
+        constexpr int sections = 5;
+        double mine[sections] = {t_.total, t_.force, t_.neighbor, t_.comm, t_.integrate};
+        double low[sections], sum[sections], high[sections];
+        MPI_Allreduce(mine, low, sections, MPI_DOUBLE, MPI_MIN, comm_);
+        MPI_Allreduce(mine, sum, sections, MPI_DOUBLE, MPI_SUM, comm_);
+        MPI_Allreduce(mine, high, sections, MPI_DOUBLE, MPI_MAX, comm_);
         if (rank_ != 0) return;
         const auto [px, py, pz] = dom_.grid();
-        std::printf("Loop time of %g on %d procs for %ld steps with %zu atoms\n\n", t[0], ranks,
+        std::printf("Loop time of %g on %d procs for %ld steps with %zu atoms\n\n", high[0], ranks,
                     opt_.steps, n_total_);
         std::printf("Performance: %.3f timesteps/s, %.4g atom-steps/s (%d x %d x %d ranks, "
                     "layout %s, %s, full neighbor list%s)\n",
-                    double(opt_.steps) / t[0], double(opt_.steps) * double(n_total_) / t[0], px, py,
-                    pz, opt_.layout.c_str(), opt_.precision.c_str(), how_.c_str());
-        std::printf("Section (slowest rank) | time (s)\nForce     | %10.6f\nNeighbor  | %10.6f\n"
-                    "Comm      | %10.6f\nIntegrate | %10.6f\n",
-                    t[1], t[2], t[3], t[4]);
+                    double(opt_.steps) / high[0], double(opt_.steps) * double(n_total_) / high[0],
+                    px, py, pz, opt_.layout.c_str(), opt_.precision.c_str(), how_.c_str());
+        std::printf("Section   |  max time  |  min time  |  avg time\n");
+        const char* names[sections] = {"", "Force", "Neighbor", "Comm", "Integrate"};
+        for (int k = 1; k < sections; ++k)
+            std::printf("%-9s | %10.6f | %10.6f | %10.6f\n", names[k], high[k], low[k],
+                        sum[k] / ranks);
     }
 
 protected:

@@ -315,8 +315,8 @@ TEST_F(device_migration, messages_that_outgrow_the_transport_blocks) {
 
 // Containers of different layouts on different ranks: through the staged transport (messages
 // always arrive packed) the migration is the host plan's; through a transport that receives in
-// place (NCCL, IPC), where AoS receives whole elements into its block and SoA packed columns,
-// every rank throws and nothing moves.
+// place (NCCL, IPC), where AoS receives whole elements into its block and SoA packed columns
+// (NCCL) or columns into its columns (IPC), every rank throws and nothing moves.
 TEST_F(device_migration, ranks_with_different_layouts) {
     const int rank = mpi_test::world_rank(), size = mpi_test::world_size();
     if (size < 2) GTEST_SKIP() << "needs two ranks";

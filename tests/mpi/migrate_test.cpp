@@ -211,10 +211,16 @@ TYPED_TEST(migrate_layouts, a_reused_plan_allocates_nothing_when_sizes_fit) {
 // ---- how the device plans' messages arrive (compile time) ----------------------------------------
 
 // Whole AoS elements land in the destination itself only where the transport writes exactly its
-// ranges (NCCL) and every leaf travels; everything else arrives packed. The mode is part of the
-// agreed signature, so ranks that would receive differently disagree (and all throw).
+// ranges (NCCL, IPC) and every leaf travels; SoA columns go from column to column where the
+// transport also reads and writes elements where they are (IPC); everything else arrives packed.
+// The mode is part of the agreed signature, so ranks that would receive differently disagree
+// (and all throw).
 struct writes_in_place {
     static constexpr bool receives_in_place = true;
+};
+struct gathers_in_place {
+    static constexpr bool receives_in_place = true;
+    static constexpr bool gathers = true;
 };
 struct buffered {};
 namespace md = layout::mpi::detail;
@@ -228,7 +234,18 @@ static_assert(mode_of<writes_in_place, lp::soa> == md::receive_mode::packed);
 static_assert(mode_of<writes_in_place, lp::aosoa<8>> == md::receive_mode::packed);
 static_assert(mode_of<writes_in_place, lp::split<lp::aos, lp::soa, &Particle::pos>> ==
               md::receive_mode::packed);
+static_assert(mode_of<gathers_in_place, lp::aos> == md::receive_mode::elements);
+static_assert(mode_of<gathers_in_place, lp::soa> == md::receive_mode::columns);
+static_assert(mode_of<gathers_in_place, lp::soa, md::keys<&Particle::pos>> ==
+              md::receive_mode::columns);
+static_assert(mode_of<gathers_in_place, lp::aos, md::keys<&Particle::pos>> ==
+              md::receive_mode::packed);
+static_assert(mode_of<gathers_in_place, lp::aosoa<8>> == md::receive_mode::packed);
+static_assert(mode_of<gathers_in_place, lp::split<lp::aos, lp::soa, &Particle::pos>> ==
+              md::receive_mode::packed);
 static_assert(md::with_mode(12345, md::receive_mode::packed) == 12345);
+static_assert(md::with_mode(12345, md::receive_mode::columns) !=
+              md::with_mode(12345, md::receive_mode::elements));
 static_assert(md::with_mode(12345, md::receive_mode::elements) != 12345);
 static_assert(md::with_mode(12345, md::receive_mode::elements) > 0);
 

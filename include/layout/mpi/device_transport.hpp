@@ -28,9 +28,10 @@
 ///
 /// exchange() is the three in a row.
 ///
-/// A transport that copies the messages with its own kernel may also read whole AoS elements
-/// straight from the plan's source block (exchange_gathered, gathered_message below: ipc.hpp),
-/// so that the plan packs nothing: the device-planned plans use it where whole elements travel.
+/// A transport that copies the messages with its own kernel may also read the elements where
+/// they are and write them where they go (exchange_gathered, gathered_column and gathered_message
+/// below: ipc.hpp), so that the plan packs and unpacks nothing: the device-planned plans use it
+/// where whole AoS elements travel, and for the columns of SoA.
 #pragma once
 
 #if !defined(__CUDACC__)
@@ -66,12 +67,22 @@ struct message_range {
     std::size_t bytes;
 };
 
-/// One peer's message of whole elements read where they are: the elements order[first], ...,
-/// order[first + count - 1] of the source block (exchange_gathered).
+/// One peer's message of a gathered exchange (exchange_gathered): `count` elements. Sent: the
+/// elements order[first], ..., order[first + count - 1] of the source; received: they become
+/// elements first, ..., first + count - 1 of the destination.
 struct gathered_message {
     int rank;
     std::size_t first;
     std::size_t count;
+};
+
+/// One column of a gathered exchange: element i of the source at from + i * element, of the
+/// destination at to + i * element (a whole AoS element, or a SoA leaf). A message holds its
+/// columns one after another, count * element bytes each, in the order they are given.
+struct gathered_column {
+    const std::byte* from;
+    std::byte* to;
+    std::size_t element;
 };
 
 /// What a device-planned exchange needs from a transport.

@@ -19,11 +19,12 @@
 /// Why not NCCL alone: between GPUs of one node, a copy kernel moves halo-sized messages over
 /// NVLink in less time than NCCL's point-to-point kernels, with no NCCL communicator to build
 /// (device_migrate_bench_gpu's ipc rows; bench/results/gpu-2026-11-27-g). Where whole AoS
-/// elements travel, the copy kernel reads them where they are (exchange_gathered: no pack
-/// kernel, no send buffer), its threads on consecutive 16-byte chunks of the message, so each
-/// warp writes whole sectors to the peer. (The plans' pack kernels writing into the peers'
-/// blocks, a thread an element, left partial sectors, which NVLink carries as partial writes:
-/// measured slower.)
+/// elements or SoA columns travel, the copy kernel reads them where they are and the landing
+/// copy writes them where they go (exchange_gathered: no pack or unpack kernel, no send or
+/// receive buffer), its threads on consecutive chunks of the message (16 bytes, or a leaf's
+/// size), so each warp writes whole sectors to the peer. (The plans' pack kernels writing into
+/// the peers' blocks, a thread an element, left partial sectors, which NVLink carries as
+/// partial writes: measured slower.)
 ///
 /// Handles travel over MPI: every rank's counters once (the constructor, collective over comm),
 /// and a landing block's again when a message outgrows it; both sides know each message's size,
@@ -64,18 +65,32 @@ public:
     static constexpr bool queues_on_stream = true;
     /// Each received message is written where its range says and nowhere else.
     static constexpr bool receives_in_place = true;
+    /// exchange_gathered reads and writes the messages' elements where they are.
+    static constexpr bool gathers = true;
 
     void exchange(const std::byte* send, std::span<const message_range> out, std::byte* recv,
                   std::span<const message_range> in, cudaStream_t stream) {
         state_->exchange(send, out, recv, in, stream);
     }
-    /// exchange() of messages of whole elements of `element` bytes that the copy kernel reads
-    /// where they are, element k of message m at base + order[m.first + k] * element, so that
-    /// nothing packs them first (the device-planned plans, where whole AoS elements travel). No
+    /// An exchange whose messages nothing packs or unpacks: element k of the message to out[m]'s
+    /// rank is source element order[out[m].first + k], read in each column where it is (column
+    /// c at c.from); element k of the message from in[m]'s rank is written as destination
+    /// element in[m].first + k (at c.to). A message holds its columns one after another. The
+    /// device-planned plans' whole AoS elements (one column) and SoA leaves (a column each). No
     /// message to or from the rank itself.
-    void exchange_gathered(const std::byte* base, std::size_t element, const std::uint32_t* order,
-                           std::span<const gathered_message> out, std::byte* recv,
-                           std::span<const message_range> in, cudaStream_t stream) {
+    void exchange_gathered(std::span<const gathered_column> columns, const std::uint32_t* order,
+                           std::span<const gathered_message> out,
+                           std::span<const gathered_message> in, cudaStream_t stream) {
+        state_->exchange_gathered(columns, order, out, in, stream);
+    }
+    /// Deprecated: exchange_gathered with one column {base, recv, element}, each incoming
+    /// message's elements at recv + its offset.
+    [[deprecated("layout::mpi::ipc_transport::exchange_gathered(base, element, order, out, recv, "
+                 "in, stream) is deprecated: use exchange_gathered(columns, order, out, in, "
+                 "stream)")]] void
+    exchange_gathered(const std::byte* base, std::size_t element, const std::uint32_t* order,
+                      std::span<const gathered_message> out, std::byte* recv,
+                      std::span<const message_range> in, cudaStream_t stream) {
         state_->exchange_gathered(base, element, order, out, recv, in, stream);
     }
     std::size_t allocations() const noexcept { return state_ ? state_->allocations() : 0; }

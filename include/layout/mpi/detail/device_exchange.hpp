@@ -10,9 +10,10 @@
 ///     lay_out<T, S>(base)         the messages (one per peer, rank order, 16-byte padded) and
 ///                                 the pieces: what each kernel thread reads and writes
 ///     move<T, S>(dst, src, order) pack, transport, the elements that stay (on a forked stream,
-///                                 while the messages travel), the arrivals; whole elements
-///                                 through a transport that reads them where they are
-///                                 (exchange_gathered: IPC) are not packed
+///                                 while the messages travel), the arrivals; through a
+///                                 transport that reads and writes elements where they are
+///                                 (exchange_gathered: IPC), whole AoS elements and SoA columns
+///                                 are neither packed nor unpacked
 ///
 /// The order (element positions grouped by destination rank, in source order) comes from the
 /// sort for a migration, or from the ghost list for a halo.
@@ -77,7 +78,8 @@ public:
             extra_.reserve(2 * ranks() + ranks() * ranks());
             out_.reserve(ranks());
             in_.reserve(ranks());
-            gathered_.reserve(ranks());
+            gathered_out_.reserve(ranks());
+            gathered_in_.reserve(ranks());
             pieces_.reserve(2 * ranks());
             ws_.side(); // the stream the elements that stay move on, created before any exchange
         });
@@ -151,8 +153,9 @@ public:
         return static_cast<std::int32_t>(~counts_[ranks() + 2] & 0xffffffffu);
     }
     /// Grows the outgoing slot for this rank's sorted counts at bytes_per_element: local, before
-    /// the agreement (what only this rank's counts decide).
+    /// the agreement (what only this rank's counts decide). None where the transport gathers.
     void reserve_outgoing(std::size_t bytes_per_element) {
+        if (gathers()) return;
         std::size_t bytes = 0;
         for (std::size_t r = 0; r < ranks(); ++r)
             if (r != me()) bytes += message_bytes(bytes_per_element, sorted_count(r));
@@ -225,6 +228,9 @@ public:
         mode_ = mode_for<T, S, L>;
     }
     receive_mode mode() const noexcept { return mode_; }
+    /// Whether the transport reads and writes this exchange's elements where they are (no send
+    /// or receive buffer, no pack or unpack kernel).
+    bool gathers() const noexcept { return gathers_v<Transport> && mode_ != receive_mode::packed; }
     /// Bytes a message carries per element: whole elements in receive_mode::elements, else the
     /// travelling leaves' columns.
     template <class T, class S>
@@ -237,20 +243,29 @@ public:
     /// The messages and pieces of an exchange of wire_format<T, S> after agree_counts: item k of
     /// the order (grouped by destination, census_[r] where r's begin) goes to its rank; what
     /// arrives from rank s (self included) lands at base + (what ranks before s send here).
-    /// Received in place (receive_mode::elements), a message is exactly its whole elements and
-    /// its receive range is where they land in the destination block (the offsets of in_ count
-    /// from the block); else it is padded to 16 bytes and lands in the incoming buffer.
+    /// Gathered (gathers()), a message is its elements' positions in the order and in the
+    /// destination (gathered_out_, gathered_in_). Else received in place
+    /// (receive_mode::elements), a message is exactly its whole elements and its receive range
+    /// is where they land in the destination block (the offsets of in_ count from the block);
+    /// else it is padded to 16 bytes and lands in the incoming buffer.
     template <class T, class S>
     void lay_out(std::size_t base) {
         const std::size_t P = ranks(), per_element = wire_bytes<T, S>();
-        const bool in_place = mode_ == receive_mode::elements;
+        const bool gathered = gathers(), in_place = mode_ == receive_mode::elements;
         out_.clear();
         in_.clear();
+        gathered_out_.clear();
+        gathered_in_.clear();
         pieces_.clear();
         std::size_t out_bytes = 0, in_bytes = 0;
         for (std::size_t r = 0; r < P; ++r) {
             const std::size_t k = count(me(), r);
             if (r == me() || k == 0) continue;
+            if (gathered) {
+                gathered_out_.push_back(
+                    {static_cast<int>(r), static_cast<std::size_t>(census_[r]), k});
+                continue;
+            }
             const std::size_t room = message_bytes(per_element, k);
             out_.push_back({static_cast<int>(r), out_bytes, in_place ? k * per_element : room});
             out_bytes += room;
@@ -258,20 +273,22 @@ public:
         for (std::size_t s = 0, at = base; s < P; at += count(s, me()), ++s) {
             const std::size_t k = count(s, me());
             if (s == me() || k == 0) continue;
-            if (in_place) {
+            if (gathered) {
+                gathered_in_.push_back({static_cast<int>(s), at, k});
+            } else if (in_place) {
                 in_.push_back({static_cast<int>(s), at * per_element, k * per_element});
             } else {
                 in_.push_back({static_cast<int>(s), in_bytes, message_bytes(per_element, k)});
                 in_bytes += in_.back().bytes;
             }
         }
-        outgoing_ = static_cast<std::byte*>(ws_.bytes(slot::outgoing, out_bytes));
+        outgoing_ =
+            gathered ? nullptr : static_cast<std::byte*>(ws_.bytes(slot::outgoing, out_bytes));
         incoming_ = static_cast<std::byte*>(ws_.bytes(slot::incoming, in_bytes));
-        for (std::size_t r = 0, m = 0; r < P; ++r) {
-            const std::size_t k = count(me(), r);
-            if (r == me() || k == 0) continue;
-            pieces_.push_back({0, k, static_cast<std::uint64_t>(census_[r]), nullptr,
-                               outgoing_ + out_[m++].offset, 0});
+        for (std::size_t m = 0; m < out_.size(); ++m) {
+            const auto r = static_cast<std::size_t>(out_[m].rank);
+            pieces_.push_back({0, count(me(), r), static_cast<std::uint64_t>(census_[r]), nullptr,
+                               outgoing_ + out_[m].offset, 0});
         }
         pack_pieces_ = pieces_.size();
         self_ = {};
@@ -279,7 +296,8 @@ public:
             const std::size_t k = count(s, me());
             if (s == me())
                 self_ = {at, k, static_cast<std::uint64_t>(census_[me()]), nullptr, nullptr, 0};
-            else if (k != 0 && !in_place) // arrivals the unpacking kernel writes
+            else if (k != 0 &&
+                     mode_ == receive_mode::packed) // arrivals the unpacking kernel writes
                 pieces_.push_back({at, k, 0, incoming_ + in_[m++].offset, nullptr, 0});
         }
     }
@@ -295,15 +313,8 @@ public:
         const piece* arrivals = pack + pack_pieces_;
         const piece* end = pack + pieces_.size();
         constexpr bool queues_on_stream = requires { requires bool(Transport::queues_on_stream); };
-        // Whole elements, and a transport that reads them where they are: nothing to pack.
-        constexpr bool gathers =
-            mode == receive_mode::elements &&
-            requires(Transport& x, std::span<const gathered_message> g,
-                     std::span<const message_range> m) {
-                x.exchange_gathered(std::declval<const std::byte*>(), std::size_t{},
-                                    std::declval<const std::uint32_t*>(), g,
-                                    std::declval<std::byte*>(), m, std::declval<cudaStream_t>());
-            };
+        // A transport that reads and writes the elements where they are: nothing to pack.
+        constexpr bool gathers = gathers_v<Transport> && mode != receive_mode::packed;
         [&]<std::size_t... K>(std::index_sequence<K...>) {
             if constexpr (!gathers)
                 for_each_launch(pack, arrivals, [&](const pieces& t, unsigned grid) {
@@ -312,10 +323,6 @@ public:
                     else
                         pack_kernel<T, S, L, M, K...><<<grid, block, 0, s>>>(src, order, t);
                 });
-            // Received in place, the ranges of in_ count from dst's block.
-            std::byte* recv = incoming_;
-            if constexpr (mode == receive_mode::elements)
-                recv = reinterpret_cast<std::byte*>(dst.storage().data);
             // The elements that stay move on a second stream while the messages travel, and
             // the stream joins it again before anything else runs there. A transport that
             // queues its messages on the stream (NCCL) goes first, so that its kernel has the
@@ -329,16 +336,24 @@ public:
             };
             if (fork) side.fork(s);
             if (fork && !queues_on_stream) stay(side.side());
-            if constexpr (gathers) {
-                // The pack pieces, one per message of out_, in its order: where each message's
-                // elements start in the order, and how many.
-                gathered_.clear();
-                for (std::size_t m = 0; m < out_.size(); ++m)
-                    gathered_.push_back({out_[m].rank, pack[m].from, pack[m].count});
-                transport_.exchange_gathered(reinterpret_cast<const std::byte*>(src.storage().data),
-                                             sizeof(T), order, gathered_, recv, in_, s);
+            if constexpr (gathers && mode == receive_mode::elements) {
+                const gathered_column column{as_bytes(src.storage().data),
+                                             as_bytes(dst.storage().data), sizeof(T)};
+                transport_.exchange_gathered(std::span(&column, 1), order, gathered_out_,
+                                             gathered_in_, s);
+            } else if constexpr (gathers) { // receive_mode::columns: a column per leaf
+                using W = wire_format<T, S>;
+                const gathered_column columns[] = {
+                    {as_bytes(src.storage().template leaf_data<W::leaves[K]>()),
+                     as_bytes(dst.storage().template leaf_data<W::leaves[K]>()),
+                     sizeof(leaf_t<T, W::leaves[K]>)}...};
+                transport_.exchange_gathered(std::span(columns), order, gathered_out_, gathered_in_,
+                                             s);
+            } else if constexpr (mode == receive_mode::elements) {
+                // Received in place: the ranges of in_ count from dst's block.
+                transport_.exchange(outgoing_, out_, as_bytes(dst.storage().data), in_, s);
             } else {
-                transport_.exchange(outgoing_, out_, recv, in_, s);
+                transport_.exchange(outgoing_, out_, incoming_, in_, s);
             }
             if (fork && queues_on_stream) stay(side.side());
             if constexpr (mode == receive_mode::packed)
@@ -351,6 +366,10 @@ public:
 
 private:
     std::size_t host_bytes() const noexcept { return (ranks() + 3) * sizeof(unsigned long long); }
+    template <class P>
+    static auto as_bytes(P* p) noexcept {
+        return reinterpret_cast<layout::extension::copy_const_t<P, std::byte>*>(p);
+    }
 
     /// launch(table, grid) for the pieces in [first, last), at most pieces::capacity a launch.
     template <class Launch>
@@ -380,7 +399,7 @@ private:
     std::vector<long long> census_;
     std::vector<std::int64_t> extra_;
     std::vector<message_range> out_, in_;
-    std::vector<gathered_message> gathered_;
+    std::vector<gathered_message> gathered_out_, gathered_in_;
     std::vector<piece> pieces_;
     std::size_t pack_pieces_ = 0;
     piece self_{};

@@ -19,10 +19,11 @@ namespace layout::mpi::detail::ipc {
 using counter = unsigned long long;
 
 /// One copy of a launch: bytes from `from` to `to` by `blocks` blocks starting at
-/// `first_block`, once *wait >= wait_value (acquire, system scope) if wait is set; the last
-/// block to finish then sets *signal = value (release, system scope) if signal is set. With
-/// `order` set, the bytes are whole elements of `element` bytes read where they are: element k
-/// from from + order[k] * element.
+/// `first_block`, once *wait >= wait_value (acquire, system scope) if wait is set. A message may
+/// take several copies (a part each: its columns), which share wait, done and signal: the last
+/// of the message's `message_blocks` blocks to finish sets *signal = value (release, system
+/// scope) if signal is set. With `order` set, the bytes are whole elements of `element` bytes
+/// read where they are: element k from from + order[k] * element.
 struct copy {
     const std::byte* from;
     std::byte* to;
@@ -35,6 +36,7 @@ struct copy {
     counter value;
     const std::uint32_t* order; // null: from is contiguous
     unsigned element;
+    unsigned message_blocks; // the blocks of every copy of this copy's message
 };
 struct copies {
     static constexpr unsigned capacity = 40;
@@ -107,14 +109,17 @@ __global__ void copy_kernel(Copies t, bool in_blocks) {
         copy_chunks<uint4>(c.from, c.to, c.bytes, thread, threads);
     else if (bits % 8 == 0)
         copy_chunks<unsigned long long>(c.from, c.to, c.bytes, thread, threads);
+    else if (bits % 4 == 0) // a column of 4-byte leaves landing at an element's offset
+        copy_chunks<unsigned>(c.from, c.to, c.bytes, thread, threads);
     else
         copy_chunks<unsigned char>(c.from, c.to, c.bytes, thread, threads);
     if (c.signal == nullptr) return;
     // Every thread's accesses ordered before the block's count, the last block's signal after
-    // every block's: the peer that sees the signal sees the bytes (or has had them read).
+    // every block's (of every copy of the message, in this launch or an earlier one on the
+    // stream): the peer that sees the signal sees the bytes (or has had them read).
     __threadfence_system();
     __syncthreads();
-    if (threadIdx.x == 0 && atomicAdd(c.done, counter{1}) == c.blocks - 1) {
+    if (threadIdx.x == 0 && atomicAdd(c.done, counter{1}) == c.message_blocks - 1) {
         *c.done = 0;
         __threadfence_system();
         ::cuda::atomic_ref<counter, ::cuda::thread_scope_system>(*c.signal).store(

@@ -77,88 +77,151 @@ public:
     }
     void exchange(const std::byte* send, std::span<const message_range> out, std::byte* recv,
                   std::span<const message_range> in, cudaStream_t stream) {
-        run(send, out, recv, in, stream, [send](const message_range& m) {
-            return source{send + m.offset, nullptr, 0};
-        });
-    }
-    /// The outgoing messages' whole elements read where they are (see ipc_transport).
-    void exchange_gathered(const std::byte* base, std::size_t element, const std::uint32_t* order,
-                           std::span<const gathered_message> out, std::byte* recv,
-                           std::span<const message_range> in, cudaStream_t stream) {
-        gathered_.clear();
-        for (const gathered_message& g : out) {
-            if (g.rank == rank_ && g.count != 0)
-                throw std::invalid_argument("layout::mpi::ipc_transport: a gathered exchange "
-                                            "carries no message to the rank itself");
-            gathered_.push_back({g.rank, g.first, g.count * element});
-        }
-        run(nullptr, gathered_, recv, in, stream, [&](const message_range& m) {
-            return source{base, order + m.offset, static_cast<unsigned>(element)};
-        });
-    }
-
-    std::size_t allocations() const noexcept { return allocations_; }
-
-private:
-    /// Where a message's bytes come from: contiguous at from, or elements through order.
-    struct source {
-        const std::byte* from;
-        const std::uint32_t* order;
-        unsigned element;
-    };
-
-    template <class Source>
-    void run(const std::byte* send, std::span<const message_range> out, std::byte* recv,
-             std::span<const message_range> in, cudaStream_t stream, Source source_of) {
-        int device = -1;
-        layout::cuda::check(cudaGetDevice(&device), "cudaGetDevice");
-        if (device != device_)
-            throw std::invalid_argument("layout::mpi::ipc_transport: the current device (" +
-                                        std::to_string(device) +
-                                        ") is not the one it was made "
-                                        "on (" +
-                                        std::to_string(device_) + ")");
+        check_device();
         grow(out, in);
-        const auto P = static_cast<std::size_t>(size_), me = static_cast<std::size_t>(rank_);
-        // Each message waits until its peer has consumed this rank's previous one (the block
-        // is free; almost always so already: the blocks wait), and each arrival until its
-        // sender says it is there (one block waits: a copy's blocks waiting for a slow peer
-        // would hold the SMs that work beside the exchange needs).
         copies sends{};
-        for (const message_range& m : out) {
-            if (m.bytes == 0 || m.rank == rank_) continue;
-            const auto r = static_cast<std::size_t>(m.rank);
-            peer& p = peers_[r];
-            const counter previous = p.sent++;
-            const source from = source_of(m);
-            add(sends,
-                {from.from, p.remote_landing, m.bytes, 0, 0, flags_ + P + r, previous,
-                 flags_ + 2 * P + r, p.remote_flags + me, p.sent, from.order, from.element},
-                true, stream);
-        }
+        for (const message_range& m : out)
+            if (m.bytes != 0 && m.rank != rank_)
+                queue_send(sends, m.rank, stream,
+                           [&](auto part) { part(send + m.offset, nullptr, 0, m.bytes); });
         launch(sends, true, stream);
         copies receives{};
         std::size_t to_self = 0;
         for (const message_range& m : in) {
             if (m.bytes == 0) continue;
             if (m.rank == rank_) { // to itself: the matching outgoing range, copied here
-                if (send == nullptr)
-                    throw std::invalid_argument("layout::mpi::ipc_transport: a gathered exchange "
-                                                "carries no message from the rank itself");
                 add(receives,
                     {send + self_offset(out, to_self++, m.bytes), recv + m.offset, m.bytes, 0, 0,
-                     nullptr, 0, nullptr, nullptr, 0, nullptr, 0},
+                     nullptr, 0, nullptr, nullptr, 0, nullptr, 0, 0},
                     false, stream);
                 continue;
             }
-            const auto r = static_cast<std::size_t>(m.rank);
-            peer& p = peers_[r];
-            ++p.received;
-            add(receives,
-                {p.landing, recv + m.offset, m.bytes, 0, 0, flags_ + r, p.received,
-                 flags_ + 3 * P + r, p.remote_flags + P + me, p.received, nullptr, 0},
-                false, stream);
+            queue_receive(receives, m.rank, stream,
+                          [&](auto part) { part(recv + m.offset, m.bytes); });
         }
+        finish(receives, stream);
+    }
+    /// The messages' elements read and written where they are, column by column (see
+    /// ipc_transport::exchange_gathered).
+    void exchange_gathered(std::span<const gathered_column> columns, const std::uint32_t* order,
+                           std::span<const gathered_message> out,
+                           std::span<const gathered_message> in, cudaStream_t stream) {
+        check_device();
+        std::size_t per_element = 0;
+        for (const gathered_column& c : columns) per_element += c.element;
+        const auto as_ranges = [&](std::span<const gathered_message> messages,
+                                   std::vector<message_range>& ranges) {
+            ranges.clear();
+            for (const gathered_message& g : messages) {
+                if (g.rank == rank_ && g.count != 0)
+                    throw std::invalid_argument("layout::mpi::ipc_transport: a gathered exchange "
+                                                "carries no message to or from the rank itself");
+                ranges.push_back({g.rank, 0, g.count * per_element});
+            }
+        };
+        as_ranges(out, out_ranges_);
+        as_ranges(in, in_ranges_);
+        grow(out_ranges_, in_ranges_);
+        copies sends{};
+        for (const gathered_message& g : out)
+            if (g.count != 0)
+                queue_send(sends, g.rank, stream, [&](auto part) {
+                    for (const gathered_column& c : columns)
+                        part(c.from, order + g.first, static_cast<unsigned>(c.element),
+                             g.count * c.element);
+                });
+        launch(sends, true, stream);
+        copies receives{};
+        for (const gathered_message& g : in)
+            if (g.count != 0)
+                queue_receive(receives, g.rank, stream, [&](auto part) {
+                    for (const gathered_column& c : columns)
+                        part(c.to + g.first * c.element, g.count * c.element);
+                });
+        finish(receives, stream);
+    }
+    /// The one-column form, its incoming messages as byte ranges of recv (deprecated in
+    /// ipc_transport).
+    void exchange_gathered(const std::byte* base, std::size_t element, const std::uint32_t* order,
+                           std::span<const gathered_message> out, std::byte* recv,
+                           std::span<const message_range> in, cudaStream_t stream) {
+        if (element == 0)
+            throw std::invalid_argument("layout::mpi::ipc_transport: elements of 0 bytes");
+        in_messages_.clear();
+        for (const message_range& m : in) {
+            if (m.offset % element != 0 || m.bytes % element != 0)
+                throw std::invalid_argument("layout::mpi::ipc_transport: a received range that "
+                                            "is not whole elements");
+            in_messages_.push_back({m.rank, m.offset / element, m.bytes / element});
+        }
+        const gathered_column column{base, recv, element};
+        exchange_gathered(std::span(&column, 1), order, out, in_messages_, stream);
+    }
+
+    std::size_t allocations() const noexcept { return allocations_; }
+
+private:
+    void check_device() const {
+        int device = -1;
+        layout::cuda::check(cudaGetDevice(&device), "cudaGetDevice");
+        if (device != device_)
+            throw std::invalid_argument(
+                "layout::mpi::ipc_transport: the current device (" + std::to_string(device) +
+                ") is not the one it was made on (" + std::to_string(device_) + ")");
+    }
+
+    static unsigned blocks_for(std::size_t bytes) {
+        // About 16 KiB a block, at most 1024 blocks a copy.
+        return static_cast<unsigned>(std::clamp<std::size_t>((bytes + 16383) / 16384, 1, 1024));
+    }
+
+    /// The copies of one message to peer r, into its landing block: parts(part) calls
+    /// part(from, order, element, bytes) for each part in the message's order. The message
+    /// waits until the peer has consumed this rank's previous one (the block is free; almost
+    /// always so already), its blocks waiting in the copy kernel.
+    template <class Parts>
+    void queue_send(copies& t, int rank, cudaStream_t stream, Parts parts) {
+        const auto P = static_cast<std::size_t>(size_), me = static_cast<std::size_t>(rank_);
+        const auto r = static_cast<std::size_t>(rank);
+        peer& p = peers_[r];
+        const counter previous = p.sent++;
+        unsigned blocks = 0;
+        parts([&](const std::byte*, const std::uint32_t*, unsigned, std::size_t bytes) {
+            blocks += blocks_for(bytes);
+        });
+        std::size_t at = 0;
+        parts([&](const std::byte* from, const std::uint32_t* order, unsigned element,
+                  std::size_t bytes) {
+            add(t,
+                {from, p.remote_landing + at, bytes, 0, 0, flags_ + P + r, previous,
+                 flags_ + 2 * P + r, p.remote_flags + me, p.sent, order, element, blocks},
+                true, stream);
+            at += bytes;
+        });
+    }
+    /// The copies of one message from peer r, out of its landing block: parts(part) calls
+    /// part(to, bytes) for each part in the message's order. It waits until the sender says it
+    /// is there (one block waits, in wait_kernel: a copy's blocks waiting for a slow peer would
+    /// hold the SMs that work beside the exchange needs); the last block tells the sender its
+    /// block is free.
+    template <class Parts>
+    void queue_receive(copies& t, int rank, cudaStream_t stream, Parts parts) {
+        const auto P = static_cast<std::size_t>(size_), me = static_cast<std::size_t>(rank_);
+        const auto r = static_cast<std::size_t>(rank);
+        peer& p = peers_[r];
+        ++p.received;
+        unsigned blocks = 0;
+        parts([&](std::byte*, std::size_t bytes) { blocks += blocks_for(bytes); });
+        std::size_t at = 0;
+        parts([&](std::byte* to, std::size_t bytes) {
+            add(t,
+                {p.landing + at, to, bytes, 0, 0, flags_ + r, p.received, flags_ + 3 * P + r,
+                 p.remote_flags + P + me, p.received, nullptr, 0, blocks},
+                false, stream);
+            at += bytes;
+        });
+    }
+    void finish(copies& receives, cudaStream_t stream) {
         launch(receives, false, stream);
         layout::cuda::check(cudaEventRecord(last_, stream), "cudaEventRecord");
     }
@@ -178,7 +241,9 @@ private:
         check(MPI_Comm_rank(comm_, &rank_), "MPI_Comm_rank");
         check(MPI_Comm_size(comm_, &size_), "MPI_Comm_size");
         peers_.resize(static_cast<std::size_t>(size_));
-        gathered_.reserve(peers_.size());
+        out_ranges_.reserve(peers_.size());
+        in_ranges_.reserve(peers_.size());
+        in_messages_.reserve(peers_.size());
         local_outcome local;
         local.run([&] {
             MPI_Comm node = MPI_COMM_NULL;
@@ -330,9 +395,8 @@ private:
     void add(copies& t, copy c, bool in_blocks, cudaStream_t stream) {
         if (t.count == copies::capacity) launch(t, in_blocks, stream);
         c.first_block = t.count == 0 ? 0 : t.c[t.count - 1].first_block + t.c[t.count - 1].blocks;
-        // About 16 KiB a block, at most 1024 blocks a message.
-        c.blocks =
-            static_cast<unsigned>(std::clamp<std::size_t>((c.bytes + 16383) / 16384, 1, 1024));
+        c.blocks = blocks_for(c.bytes);
+        if (c.message_blocks == 0) c.message_blocks = c.blocks; // a message of one copy
         t.c[t.count++] = c;
     }
     /// in_blocks: the copy's blocks wait for its counter, else one block before them.
@@ -352,7 +416,10 @@ private:
     MPI_Comm comm_ = MPI_COMM_NULL;
     int rank_ = 0, size_ = 1, device_ = -1;
     std::vector<peer> peers_;
-    std::vector<message_range> gathered_; // exchange_gathered's messages as byte ranges
+    // exchange_gathered's messages as byte ranges (for grow), and the deprecated form's incoming
+    // messages as elements: kept, so that nothing is allocated per exchange once warm.
+    std::vector<message_range> out_ranges_, in_ranges_;
+    std::vector<gathered_message> in_messages_;
     counter* flags_ = nullptr;
     cudaEvent_t last_ = nullptr; // recorded after each exchange
     cudaIpcMemHandle_t own_handle_{};

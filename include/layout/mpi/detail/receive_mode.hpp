@@ -1,15 +1,19 @@
 /// \file mpi/detail/receive_mode.hpp
 /// How the messages of a device-planned exchange arrive: where the transport writes each
-/// received message where it is told (NCCL) and the destination is AoS with every leaf
+/// received message where it is told (NCCL, IPC) and the destination is AoS with every leaf
 /// travelling, the messages are whole elements and land in the destination's block itself, with
-/// no unpacking pass. Elsewhere they arrive packed (one column per leaf) in one buffer and a
-/// kernel writes them in place. Every rank must receive the same way: with_mode puts the mode in
-/// the signature the plans' agreement compares.
+/// no unpacking pass. Where the transport reads and writes elements where they are
+/// (exchange_gathered: IPC) and the destination is SoA, each message's columns go straight from
+/// the source's columns to the destination's. Elsewhere they arrive packed (one column per
+/// leaf) in one buffer and a kernel writes them in place. Every rank must receive the same way:
+/// with_mode puts the mode in the signature the plans' agreement compares.
 ///
-/// SoA receiving in place (one message per leaf and peer, straight into the columns) was
-/// measured and dropped: on 2 H200s it made the SoA migration 1.34x the hand-written one (1.10x
-/// packed) and the halo gather 43-48% of NCCL (61-68% packed): NCCL moved the many small,
-/// 4-byte-aligned messages far slower than one per peer (bench/results/gpu-2026-11-27-e).
+/// SoA receiving in place through NCCL (one message per leaf and peer, straight into the
+/// columns) was measured and dropped: on 2 H200s it made the SoA migration 1.34x the
+/// hand-written one (1.10x packed) and the halo gather 43-48% of NCCL (61-68% packed): NCCL moved
+/// the many small, 4-byte-aligned messages far slower than one per peer
+/// (bench/results/gpu-2026-11-27-e). Through IPC a message's columns are parts of one copy to
+/// one landing block: the columns mode.
 #pragma once
 
 #include "../../extension.hpp"
@@ -24,12 +28,21 @@ namespace layout::mpi::detail {
 enum class receive_mode : std::int64_t {
     packed = 1,   ///< into the incoming buffer, one message a peer; a kernel writes them in place
     elements = 2, ///< whole elements, one message a peer, into the destination's block
+    columns = 3,  ///< the travelling leaves' columns, one message a peer, into the destination's
 };
 /// Whether a transport writes each received message where its range says, and nothing else
 /// (so that ranges may point into a container).
 template <class Transport>
 inline constexpr bool receives_in_place_v =
     requires { requires bool(Transport::receives_in_place); };
+/// Whether a transport reads and writes the messages' elements where they are, column by column
+/// (exchange_gathered).
+template <class Transport>
+inline constexpr bool gathers_v = requires { requires bool(Transport::gathers); };
+/// Whether each leaf of T under L is one contiguous column (SoA).
+template <class T, class L>
+inline constexpr bool column_per_leaf_v =
+    requires(const layout::extension::storage<T, L>& s) { s.template leaf_data<0>(); };
 /// The receive mode of wire_format<T, S> into a container of layout L.
 template <class Transport, class T, class S, class L>
 constexpr receive_mode receive_mode_of() {
@@ -37,6 +50,8 @@ constexpr receive_mode receive_mode_of() {
         return receive_mode::packed;
     else if constexpr (std::is_same_v<S, every_leaf> && layout::extension::packed_elements_v<T, L>)
         return receive_mode::elements;
+    else if constexpr (gathers_v<Transport> && column_per_leaf_v<T, L>)
+        return receive_mode::columns;
     else
         return receive_mode::packed;
 }
