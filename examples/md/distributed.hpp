@@ -102,7 +102,8 @@ struct build_local_neighbors {
                         dz = min_image<Real>(dz, box.prd[2], box.half_prd[2]);
                     }
                     if (dx * dx + dy * dy + dz * dz >= reach_sq) continue;
-                    if (found < list.capacity) list.neigh[i * list.capacity + found] = index_t(j);
+                    if (found < list.capacity)
+                        list.neigh[i * list.stride_i + found * list.stride_k] = index_t(j);
                     ++found;
                 }
             }

@@ -284,9 +284,10 @@ private:
     }
     void wait() { gpu::check(cudaStreamSynchronize(stream_), "cudaStreamSynchronize"); }
 
-    neighbor_list list() {
-        return {ptr(neigh_), ptr(count_), ptr(plain_), capacity_, capacity_, 1};
-    }
+    /// The lists interleaved, as md_gpu's (kernels.hpp): neighbour k of a warp's atoms in one
+    /// transaction. (Kept atom by atom, as on the host, the force kernel took 1.27x the time at
+    /// one thread an atom: 2,048,000 atoms on an H200, bench/results/gpu-2026-11-27-i.)
+    neighbor_list list() { return {ptr(neigh_), ptr(count_), ptr(plain_), capacity_, 1, owned_}; }
 
     /// Wrap, migrate, sort by cell, new ghosts, new lists.
     void reneighbor() {
