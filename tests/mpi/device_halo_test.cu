@@ -4,7 +4,9 @@
 // layout::mpi::halo_plan on host containers (which halo_test checks against the single-rank
 // reference); staged and IPC always, NCCL where it is built (LAYOUT_TEST_NCCL) and there is a
 // GPU per rank; gathers back to back with no host wait between them, each round's ghosts kept
-// aside and checked afterwards. Bad input: every rank throws, nothing changes.
+// aside and checked afterwards; an element of 48 leaves (more columns than one launch of
+// ipc_transport's copy kernel takes, a 1-byte leaf among them). Bad input: every rank throws,
+// nothing changes.
 #include "gpu_test.hpp"
 #include "mpi_test_support.hpp"
 
@@ -19,6 +21,7 @@
 #include <gtest/gtest.h>
 #include <mpi.h>
 
+#include <array>
 #include <cstdint>
 #include <functional>
 #include <span>
@@ -145,6 +148,77 @@ TEST_F(device_halo, matches_the_host_plan_in_every_layout) {
     for_each_transport([&](auto transport, const char* name) {
         matches_the_host_plan<lp::aosoa<32>>(std::move(transport), stream,
                                              (std::string(name) + " aosoa<32>").c_str());
+    });
+}
+
+/// 48 leaves, a 1-byte one among them: through IPC a SoA gather is a part per leaf and peer,
+/// more than one launch of the transport's copy kernel takes (40), and the columns after the
+/// 1-byte one land where they must still be read whole.
+struct wide {
+    std::array<float, 45> a;
+    std::uint8_t small;
+    std::array<double, 2> d;
+};
+wide make_wide(std::uint64_t seed, int rank, std::size_t i) {
+    wide w{};
+    for (std::size_t k = 0; k < w.a.size(); ++k)
+        w.a[k] = static_cast<float>(mpi_test::hash(seed, static_cast<std::uint64_t>(rank), i, k) %
+                                    100000) *
+                 0.25f;
+    w.small =
+        static_cast<std::uint8_t>(mpi_test::hash(seed, 7, static_cast<std::uint64_t>(rank), i));
+    w.d = {static_cast<double>(i) + 0.5 * rank, -static_cast<double>(i)};
+    return w;
+}
+void expect_wide(const layout::vector<wide, lp::aos>& got,
+                 const layout::vector<wide, lp::aos>& want, const char* what) {
+    ASSERT_EQ(got.size(), want.size()) << what;
+    std::size_t wrong = 0;
+    for (std::size_t i = 0; i < got.size(); ++i) {
+        const wide g = got[i], w = want[i];
+        if ((g.a != w.a || g.small != w.small || g.d != w.d) && wrong++ < 3)
+            ADD_FAILURE() << what << ": element " << i << " differs (a[0] " << g.a[0] << " against "
+                          << w.a[0] << ", small " << int(g.small) << " against " << int(w.small)
+                          << ", d[0] " << g.d[0] << " against " << w.d[0] << ")";
+    }
+    EXPECT_EQ(wrong, 0u) << what;
+}
+
+TEST_F(device_halo, elements_of_many_leaves_match_the_host_plan) {
+    const int rank = mpi_test::world_rank(), size = mpi_test::world_size();
+    const layout::stream_ref s(stream);
+    const std::size_t owned = 1500 + 200 * static_cast<std::size_t>(rank);
+    const auto g = exports(rank, size, owned, 1100, 71);
+    layout::vector<wide, lp::aos> start;
+    for (std::size_t i = 0; i < owned; ++i) start.push_back(make_wide(72, rank, i));
+    layout::mpi::halo_plan host_plan(MPI_COMM_WORLD, owned, g.index, g.rank);
+    const auto index = to_device(g.index, s);
+    const auto ranks = to_device(g.rank, s);
+    for_each_transport([&](auto transport, const char* name) {
+        layout::vector<wide, lp::aos> model = start;
+        host_plan.gather(model);
+        layout::vector<wide, lp::soa, layout::cuda::device_memory> c(start, s);
+        layout::mpi::device_halo_plan halo(MPI_COMM_WORLD, std::move(transport), s);
+        halo.update(owned, std::span<const std::uint32_t>(index.data(), index.size()),
+                    std::span<const int>(ranks.data(), ranks.size()));
+        halo.gather(c);
+        expect_wide(layout::vector<wide, lp::aos>(c), model, name);
+        // New values of the 45 floats on the owners; only they travel.
+        layout::vector<wide, lp::aos> moved = start;
+        for (std::size_t i = 0; i < owned; ++i) {
+            wide w = moved[i];
+            for (float& x : w.a) x = -x - 1.0f;
+            moved[i] = w;
+            model[i] = w;
+        }
+        host_plan.gather<&wide::a>(model);
+        const layout::vector<wide, lp::soa> owned_part = moved;
+        using device_view =
+            typename layout::vector<wide, lp::soa, layout::cuda::device_memory>::view_type;
+        layout::cuda::copy(owned_part.view(), device_view(c.view().storage(), owned), s);
+        halo.template gather<&wide::a>(c);
+        expect_wide(layout::vector<wide, lp::aos>(c), model,
+                    (std::string(name) + ", the floats again").c_str());
     });
 }
 

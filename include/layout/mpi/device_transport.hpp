@@ -78,7 +78,8 @@ struct gathered_message {
 
 /// One column of a gathered exchange: element i of the source at from + i * element, of the
 /// destination at to + i * element (a whole AoS element, or a SoA leaf). A message holds its
-/// columns one after another, count * element bytes each, in the order they are given.
+/// columns one after another, count * element bytes each, in the order they are given (how the
+/// transport lays them out in its own blocks is its own: ipc_transport starts each at 16 bytes).
 struct gathered_column {
     const std::byte* from;
     std::byte* to;

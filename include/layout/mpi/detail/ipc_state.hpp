@@ -107,8 +107,6 @@ public:
                            std::span<const gathered_message> out,
                            std::span<const gathered_message> in, cudaStream_t stream) {
         check_device();
-        std::size_t per_element = 0;
-        for (const gathered_column& c : columns) per_element += c.element;
         const auto as_ranges = [&](std::span<const gathered_message> messages,
                                    std::vector<message_range>& ranges) {
             ranges.clear();
@@ -116,7 +114,9 @@ public:
                 if (g.rank == rank_ && g.count != 0)
                     throw std::invalid_argument("layout::mpi::ipc_transport: a gathered exchange "
                                                 "carries no message to or from the rank itself");
-                ranges.push_back({g.rank, 0, g.count * per_element});
+                std::size_t bytes = 0;
+                for (const gathered_column& c : columns) bytes += padded(g.count * c.element);
+                ranges.push_back({g.rank, 0, bytes});
             }
         };
         as_ranges(out, out_ranges_);
@@ -170,6 +170,11 @@ private:
                 ") is not the one it was made on (" + std::to_string(device_) + ")");
     }
 
+    /// Where the next part of a message starts in the landing block: 16-byte aligned, so that a
+    /// column after one of 1-, 2- or 12-byte leaves still copies in wide chunks. (Both sides
+    /// lay the message out here.)
+    static std::size_t padded(std::size_t bytes) { return (bytes + 15) / 16 * 16; }
+
     static unsigned blocks_for(std::size_t bytes) {
         // About 16 KiB a block, at most 1024 blocks a copy.
         return static_cast<unsigned>(std::clamp<std::size_t>((bytes + 16383) / 16384, 1, 1024));
@@ -196,7 +201,7 @@ private:
                 {from, p.remote_landing + at, bytes, 0, 0, flags_ + P + r, previous,
                  flags_ + 2 * P + r, p.remote_flags + me, p.sent, order, element, blocks},
                 true, stream);
-            at += bytes;
+            at += padded(bytes);
         });
     }
     /// The copies of one message from peer r, out of its landing block: parts(part) calls
@@ -218,7 +223,7 @@ private:
                 {p.landing + at, to, bytes, 0, 0, flags_ + r, p.received, flags_ + 3 * P + r,
                  p.remote_flags + P + me, p.received, nullptr, 0, blocks},
                 false, stream);
-            at += bytes;
+            at += padded(bytes);
         });
     }
     void finish(copies& receives, cudaStream_t stream) {
