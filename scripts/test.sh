@@ -75,16 +75,20 @@ built="first build ${SECONDS} s"
 # The second and third builds: the tests only (no examples, benchmarks or CUDA), with a smaller
 # differential fuzz budget and a smaller large size in the conversion tests (10007 elements
 # against 100003).
-# Debug info: line tables only (file:line in the sanitizers' stack traces, as with -g, and 9% less
-# compile time: vector_model_test.cpp 35 against 38 CPU seconds under ASan).
+# Debug info: none in build/clang (-g0): line tables made its build 451 CPU seconds against 369
+# (vector_model_test.cpp 39 against 29 under ASan). Its reports still name the failing TEST (the
+# GoogleTest output) and the functions of each stack frame, and UBSan's the file:line:col of the
+# check (built into the instrumentation); only ASan's frames lose their file:line. To read them,
+# build build/clang again with -DCMAKE_CXX_FLAGS_DEBUG=-gline-tables-only and rerun the test.
+# build/tsan keeps line tables (a race report is hard to read without them; its two units cost
+# 15 CPU seconds).
 # Each GoogleTest executable is one CTest test there, its TESTs in one process
 # (LAYOUT_GTEST_TESTS=together; the first build runs each TEST in a process of its own): the
 # same test code under the same sanitizers, without starting 1800 sanitized processes (the host
 # tests under ASan + UBSan took 150 CPU seconds that way, 111 in one process per executable).
 tests_only=(-DLAYOUT_ENABLE_CUDA=OFF -DLAYOUT_BUILD_TESTS=ON -DLAYOUT_BUILD_EXAMPLES=OFF
             -DLAYOUT_BUILD_BENCHMARKS=OFF -DLAYOUT_FUZZ_OPS=100000 -DLAYOUT_FUZZ_MAX_SIZE=120
-            -DLAYOUT_TEST_LARGE_SIZE=10007 -DLAYOUT_GTEST_TESTS=together
-            -DCMAKE_CXX_FLAGS_DEBUG=-gline-tables-only)
+            -DLAYOUT_TEST_LARGE_SIZE=10007 -DLAYOUT_GTEST_TESTS=together)
 clang=build/clang
 tsan=build/tsan
 threaded=(host_for_each_test host_execution_test)
@@ -99,7 +103,7 @@ sanitizer_builds() {
         local sanitize="-fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer"
         configure "$clang" -DCMAKE_CXX_COMPILER=clang++ -DCMAKE_BUILD_TYPE=Debug \
             -DCMAKE_CXX_FLAGS="$sanitize" -DCMAKE_EXE_LINKER_FLAGS="$sanitize" "${tests_only[@]}" \
-            -DLAYOUT_HEADER_TESTS=together
+            -DLAYOUT_HEADER_TESTS=together -DCMAKE_CXX_FLAGS_DEBUG=-g0
         cmake --build "$clang" -j "$jobs"
     fi
     if [[ "${LAYOUT_TSAN:-1}" != 0 ]]; then
@@ -110,7 +114,8 @@ sanitizer_builds() {
         # every thread.
         configure "$tsan" -DCMAKE_CXX_COMPILER=clang++ -DCMAKE_BUILD_TYPE=Debug \
             -DCMAKE_CXX_FLAGS="-fsanitize=thread -fno-omit-frame-pointer -DLAYOUT_IVDEP=" \
-            -DCMAKE_EXE_LINKER_FLAGS=-fsanitize=thread "${tests_only[@]}"
+            -DCMAKE_EXE_LINKER_FLAGS=-fsanitize=thread "${tests_only[@]}" \
+            -DCMAKE_CXX_FLAGS_DEBUG=-gline-tables-only
         if ! grep -q '^OpenMP_CXX_FLAGS:STRING=.' "$tsan/CMakeCache.txt"; then
             echo "test.sh: clang++ finds no OpenMP (Debian's libomp-dev); LAYOUT_TSAN=0 skips" \
                  "the ThreadSanitizer build" >&2
