@@ -296,8 +296,7 @@ public:
             const std::size_t k = count(s, me());
             if (s == me())
                 self_ = {at, k, static_cast<std::uint64_t>(census_[me()]), nullptr, nullptr, 0};
-            else if (k != 0 &&
-                     mode_ == receive_mode::packed) // arrivals the unpacking kernel writes
+            else if (k != 0 && mode_ == receive_mode::packed) // what the unpacking kernel writes
                 pieces_.push_back({at, k, 0, incoming_ + in_[m++].offset, nullptr, 0});
         }
     }
