@@ -17,6 +17,7 @@
 #pragma once
 
 #include "../../extension.hpp"
+#include "../../view.hpp"
 #include "../fields.hpp"
 
 #include <cstdint>
@@ -28,7 +29,7 @@ namespace layout::mpi::detail {
 enum class receive_mode : std::int64_t {
     packed = 1,   ///< into the incoming buffer, one message a peer; a kernel writes them in place
     elements = 2, ///< whole elements, one message a peer, into the destination's block
-    columns = 3,  ///< the travelling leaves' columns, one message a peer, into the destination's
+    columns = 3,  ///< the travelling leaves, one message a peer, into the destination's columns
 };
 /// Whether a transport writes each received message where its range says, and nothing else
 /// (so that ranges may point into a container).
@@ -39,10 +40,6 @@ inline constexpr bool receives_in_place_v =
 /// (exchange_gathered).
 template <class Transport>
 inline constexpr bool gathers_v = requires { requires bool(Transport::gathers); };
-/// Whether each leaf of T under L is one contiguous column (SoA).
-template <class T, class L>
-inline constexpr bool column_per_leaf_v =
-    requires(const layout::extension::storage<T, L>& s) { s.template leaf_data<0>(); };
 /// The receive mode of wire_format<T, S> into a container of layout L.
 template <class Transport, class T, class S, class L>
 constexpr receive_mode receive_mode_of() {
@@ -50,7 +47,8 @@ constexpr receive_mode receive_mode_of() {
         return receive_mode::packed;
     else if constexpr (std::is_same_v<S, every_leaf> && layout::extension::packed_elements_v<T, L>)
         return receive_mode::elements;
-    else if constexpr (gathers_v<Transport> && column_per_leaf_v<T, L>)
+    else if constexpr (gathers_v<Transport> &&
+                       layout::extension::contiguous_columns_v<layout::view<T, L>>)
         return receive_mode::columns;
     else
         return receive_mode::packed;
