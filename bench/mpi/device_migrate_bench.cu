@@ -27,7 +27,8 @@
 //   hand-written AoS halo  one kernel packs the exports (sorted by rank once), one grouped
 //                      exchange received straight into the ghosts after the owned particles
 //   halo <L> <fields>   layout::mpi::device_halo_plan<nccl_transport>::gather<S>(c); (ipc):
-//                      device_halo_plan<ipc_transport>, against the same NCCL figures
+//                      device_halo_plan<ipc_transport>, against the same NCCL figures (every
+//                      layout's leaves read and written where they are: no pack, no unpack)
 // each timed twice: one at a time (barrier, gather, wait: what one exchange costs, the host's
 // agreement included) and back to back (STEPS gathers, then one wait, as a time loop and
 // nccl-tests run them: the host's agreement for one overlaps the GPU's work on the one before).
@@ -766,6 +767,8 @@ int main(int argc, char** argv) {
     halo_pair("halo soa, all fields (ipc)", std::type_identity<soa_c>{}, all_fields{}, by_ipc);
     halo_pair("halo aosoa32, all (ipc)", std::type_identity<aosoa_c>{}, all_fields{}, by_ipc);
     halo_pair("halo soa, x y z (ipc)", std::type_identity<soa_c>{}, xyz{}, by_ipc);
+    halo_pair("halo aosoa32, x y z (ipc)", std::type_identity<aosoa_c>{}, xyz{}, by_ipc);
+    halo_pair("halo aos, x y z (ipc)", std::type_identity<aos_c>{}, xyz{}, by_ipc);
     // The AoS gathers' bytes through ipc_transport alone: what the wire gives without NCCL.
     const double ipc_alone = median_of_max(ipc_bytes(w, o, halo_rows[1].peer_bytes, false));
     const double ipc_alone_batched = median_of_max(ipc_bytes(w, o, halo_rows[1].peer_bytes, true));

@@ -5,8 +5,8 @@
 // reference); staged and IPC always, NCCL where it is built (LAYOUT_TEST_NCCL) and there is a
 // GPU per rank; gathers back to back with no host wait between them, each round's ghosts kept
 // aside and checked afterwards; an element of 48 leaves (more columns than one launch of
-// ipc_transport's copy kernel takes, a 1-byte leaf among them). Bad input: every rank throws,
-// nothing changes.
+// ipc_transport's copy kernel takes, a 1-byte leaf among them) in SoA, AoSoA and AoS. Bad input:
+// every rank throws, nothing changes.
 #include "gpu_test.hpp"
 #include "mpi_test_support.hpp"
 
@@ -151,9 +151,9 @@ TEST_F(device_halo, matches_the_host_plan_in_every_layout) {
     });
 }
 
-/// 48 leaves, a 1-byte one among them: through IPC a SoA gather is a part per leaf and peer,
-/// more than one launch of the transport's copy kernel takes (40), and the columns after the
-/// 1-byte one land where they must still be read whole.
+/// 48 leaves, a 1-byte one among them: through IPC a gather is a part per leaf and peer, more
+/// than one launch of the transport's copy kernel takes (36), and the columns after the 1-byte
+/// one land where they must still be read whole.
 struct wide {
     std::array<float, 45> a;
     std::uint8_t small;
@@ -184,41 +184,57 @@ void expect_wide(const layout::vector<wide, lp::aos>& got,
     EXPECT_EQ(wrong, 0u) << what;
 }
 
-TEST_F(device_halo, elements_of_many_leaves_match_the_host_plan) {
+template <class Layout, class Transport>
+void wide_elements_match_the_host_plan(Transport transport, cudaStream_t stream,
+                                       const std::string& what) {
     const int rank = mpi_test::world_rank(), size = mpi_test::world_size();
     const layout::stream_ref s(stream);
     const std::size_t owned = 1500 + 200 * static_cast<std::size_t>(rank);
     const auto g = exports(rank, size, owned, 1100, 71);
+    const auto index = to_device(g.index, s);
+    const auto ranks = to_device(g.rank, s);
     layout::vector<wide, lp::aos> start;
     for (std::size_t i = 0; i < owned; ++i) start.push_back(make_wide(72, rank, i));
     layout::mpi::halo_plan host_plan(MPI_COMM_WORLD, owned, g.index, g.rank);
-    const auto index = to_device(g.index, s);
-    const auto ranks = to_device(g.rank, s);
+    layout::vector<wide, lp::aos> model = start;
+    host_plan.gather(model);
+    using device_wide = layout::vector<wide, Layout, layout::cuda::device_memory>;
+    device_wide c(start, s);
+    layout::mpi::device_halo_plan halo(MPI_COMM_WORLD, std::move(transport), s);
+    halo.update(owned, std::span<const std::uint32_t>(index.data(), index.size()),
+                std::span<const int>(ranks.data(), ranks.size()));
+    halo.gather(c);
+    expect_wide(layout::vector<wide, lp::aos>(c), model, what.c_str());
+    // New values of the 45 floats on the owners; only they travel.
+    layout::vector<wide, lp::aos> moved = start;
+    for (std::size_t i = 0; i < owned; ++i) {
+        wide w = moved[i];
+        for (float& x : w.a) x = -x - 1.0f;
+        moved[i] = w;
+        model[i] = w;
+    }
+    host_plan.gather<&wide::a>(model);
+    const layout::vector<wide, Layout> owned_part = moved;
+    layout::cuda::copy(owned_part.view(),
+                       typename device_wide::view_type(c.view().storage(), owned), s);
+    halo.template gather<&wide::a>(c);
+    expect_wide(layout::vector<wide, lp::aos>(c), model, (what + ", the floats again").c_str());
+}
+
+// Through IPC: SoA, a part per leaf and peer; AoSoA, the same in runs of 32 lanes (a block of
+// 6,304 bytes); AoS, whole elements first, then the 45 floats as leaves 200 bytes apart.
+TEST_F(device_halo, elements_of_many_leaves_match_the_host_plan) {
     for_each_transport([&](auto transport, const char* name) {
-        layout::vector<wide, lp::aos> model = start;
-        host_plan.gather(model);
-        layout::vector<wide, lp::soa, layout::cuda::device_memory> c(start, s);
-        layout::mpi::device_halo_plan halo(MPI_COMM_WORLD, std::move(transport), s);
-        halo.update(owned, std::span<const std::uint32_t>(index.data(), index.size()),
-                    std::span<const int>(ranks.data(), ranks.size()));
-        halo.gather(c);
-        expect_wide(layout::vector<wide, lp::aos>(c), model, name);
-        // New values of the 45 floats on the owners; only they travel.
-        layout::vector<wide, lp::aos> moved = start;
-        for (std::size_t i = 0; i < owned; ++i) {
-            wide w = moved[i];
-            for (float& x : w.a) x = -x - 1.0f;
-            moved[i] = w;
-            model[i] = w;
-        }
-        host_plan.gather<&wide::a>(model);
-        const layout::vector<wide, lp::soa> owned_part = moved;
-        using device_view =
-            typename layout::vector<wide, lp::soa, layout::cuda::device_memory>::view_type;
-        layout::cuda::copy(owned_part.view(), device_view(c.view().storage(), owned), s);
-        halo.template gather<&wide::a>(c);
-        expect_wide(layout::vector<wide, lp::aos>(c), model,
-                    (std::string(name) + ", the floats again").c_str());
+        wide_elements_match_the_host_plan<lp::soa>(std::move(transport), stream,
+                                                   std::string(name) + " soa");
+    });
+    for_each_transport([&](auto transport, const char* name) {
+        wide_elements_match_the_host_plan<lp::aosoa<32>>(std::move(transport), stream,
+                                                         std::string(name) + " aosoa<32>");
+    });
+    for_each_transport([&](auto transport, const char* name) {
+        wide_elements_match_the_host_plan<lp::aos>(std::move(transport), stream,
+                                                   std::string(name) + " aos");
     });
 }
 

@@ -211,10 +211,11 @@ TYPED_TEST(migrate_layouts, a_reused_plan_allocates_nothing_when_sizes_fit) {
 // ---- how the device plans' messages arrive (compile time) ----------------------------------------
 
 // Whole AoS elements land in the destination itself only where the transport writes exactly its
-// ranges (NCCL, IPC) and every leaf travels; SoA columns go from column to column where the
-// transport also reads and writes elements where they are (IPC); everything else arrives packed.
-// The mode is part of the agreed signature, so ranks that would receive differently disagree
-// (and all throw).
+// ranges (NCCL, IPC) and every leaf travels; the leaves go from where the source keeps them to
+// where the destination does (SoA's columns, AoSoA's runs of lanes, AoS's leaves) where the
+// transport also reads and writes elements where they are (IPC); everything else arrives packed
+// (a split layout's leaves have no one address rule). The mode is part of the agreed signature,
+// so ranks that would receive differently disagree (and all throw).
 struct writes_in_place {
     static constexpr bool receives_in_place = true;
 };
@@ -239,8 +240,10 @@ static_assert(mode_of<gathers_in_place, lp::soa> == md::receive_mode::columns);
 static_assert(mode_of<gathers_in_place, lp::soa, md::keys<&Particle::pos>> ==
               md::receive_mode::columns);
 static_assert(mode_of<gathers_in_place, lp::aos, md::keys<&Particle::pos>> ==
-              md::receive_mode::packed);
-static_assert(mode_of<gathers_in_place, lp::aosoa<8>> == md::receive_mode::packed);
+              md::receive_mode::columns);
+static_assert(mode_of<gathers_in_place, lp::aosoa<8>> == md::receive_mode::columns);
+static_assert(mode_of<gathers_in_place, lp::aosoa<32>, md::keys<&Particle::pos>> ==
+              md::receive_mode::columns);
 static_assert(mode_of<gathers_in_place, lp::split<lp::aos, lp::soa, &Particle::pos>> ==
               md::receive_mode::packed);
 static_assert(md::with_mode(12345, md::receive_mode::packed) == 12345);
@@ -248,6 +251,53 @@ static_assert(md::with_mode(12345, md::receive_mode::columns) !=
               md::with_mode(12345, md::receive_mode::elements));
 static_assert(md::with_mode(12345, md::receive_mode::elements) != 12345);
 static_assert(md::with_mode(12345, md::receive_mode::elements) > 0);
+
+// What the gathering transport's copy kernel computes for value i of a leaf (ipc_kernels.hpp's
+// blocked_column): from + i * element, or with lanes from + (i / lanes) * block + (i % lanes) *
+// element. Checked against the view's own addresses for every leaf of every layout it takes.
+struct column_address {
+    const std::byte* from;
+    std::byte* to;
+    std::size_t element, lanes, block;
+    const std::byte* value(std::size_t i) const {
+        return lanes == 0 ? from + i * element : from + i / lanes * block + i % lanes * element;
+    }
+};
+template <class L>
+void leaf_columns_address_every_value(std::size_t n) {
+    const layout::vector<Particle, L> a(n);
+    layout::vector<Particle, L> b(n);
+    const auto from = a.view();
+    const auto to = b.view();
+    std::size_t wrong = 0;
+    [&]<std::size_t... Leaf>(std::index_sequence<Leaf...>) {
+        const auto leaf = [&]<std::size_t K>(std::integral_constant<std::size_t, K>) {
+            const auto c = md::leaf_column<column_address, K>(from, to);
+            EXPECT_EQ(c.element, sizeof(layout::leaf_t<Particle, K>));
+            for (std::size_t i = 0; i < n; ++i) {
+                const auto* want =
+                    reinterpret_cast<const std::byte*>(&from.storage().at(i).template leaf<K>());
+                const auto* want_to =
+                    reinterpret_cast<const std::byte*>(&to.storage().at(i).template leaf<K>());
+                const column_address dst{c.to, nullptr, c.element, c.lanes, c.block};
+                wrong += (c.value(i) != want) + (dst.value(i) != want_to);
+            }
+        };
+        (leaf(std::integral_constant<std::size_t, Leaf>{}), ...);
+    }(std::make_index_sequence<layout::leaf_count_v<Particle>>{});
+    EXPECT_EQ(wrong, 0u);
+}
+TEST(migrate, leaf_columns_address_every_value_of_every_layout) {
+    static_assert(md::addressable_leaves_v<Particle, lp::soa> &&
+                  md::addressable_leaves_v<Particle, lp::aos> &&
+                  md::addressable_leaves_v<Particle, lp::aosoa<8>> &&
+                  !md::addressable_leaves_v<Particle, lp::split<lp::aos, lp::soa, &Particle::pos>>);
+    leaf_columns_address_every_value<lp::soa>(77);
+    leaf_columns_address_every_value<lp::aos>(77);
+    leaf_columns_address_every_value<lp::aosoa<8>>(77);
+    leaf_columns_address_every_value<lp::aosoa<32>>(77);
+    leaf_columns_address_every_value<lp::aosoa<3>>(77);
+}
 
 // ---- fields, overlap, neighbours -----------------------------------------------------------------
 

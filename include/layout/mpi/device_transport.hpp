@@ -31,7 +31,7 @@
 /// A transport that copies the messages with its own kernel may also read the elements where
 /// they are and write them where they go (exchange_gathered, gathered_column and gathered_message
 /// below: ipc.hpp), so that the plan packs and unpacks nothing: the device-planned plans use it
-/// where whole AoS elements travel, and for the columns of SoA.
+/// where whole AoS elements travel, and else for the travelling leaves' columns (SoA, AoSoA, AoS).
 #pragma once
 
 #if !defined(__CUDACC__)
@@ -77,13 +77,18 @@ struct gathered_message {
 };
 
 /// One column of a gathered exchange: element i of the source at from + i * element, of the
-/// destination at to + i * element (a whole AoS element, or a SoA leaf). A message holds its
-/// columns one after another, count * element bytes each, in the order they are given (how the
-/// transport lays them out in its own blocks is its own: ipc_transport starts each at 16 bytes).
+/// destination at to + i * element (a whole AoS element, or a SoA leaf); with lanes set, a
+/// column in blocks: element i at from + (i / lanes) * block + (i % lanes) * element, and the
+/// same from `to` (an AoSoA leaf: its lanes and block bytes; an AoS leaf: 1 and sizeof(T)). A
+/// message holds its columns one after another, count * element bytes each, in the order they
+/// are given (how the transport lays them out in its own blocks is its own: ipc_transport starts
+/// each at 16 bytes).
 struct gathered_column {
     const std::byte* from;
     std::byte* to;
     std::size_t element;
+    std::size_t lanes = 0; ///< 0: element i at from + i * element
+    std::size_t block = 0; ///< bytes from one block of lanes to the next
 };
 
 /// What a device-planned exchange needs from a transport.

@@ -18,11 +18,12 @@
 ///
 /// Why not NCCL alone: between GPUs of one node, a copy kernel moves halo-sized messages over
 /// NVLink in less time than NCCL's point-to-point kernels, with no NCCL communicator to build
-/// (device_migrate_bench_gpu's ipc rows; bench/results/gpu-2026-11-27-g). Where whole AoS
-/// elements or SoA columns travel, the copy kernel reads them where they are and the landing
-/// copy writes them where they go (exchange_gathered: no pack or unpack kernel, no send or
-/// receive buffer), its threads on consecutive chunks of the message (16 bytes, or a leaf's
-/// size), so each warp writes whole sectors to the peer. (The plans' pack kernels writing into
+/// (device_migrate_bench_gpu's ipc rows; bench/results/gpu-2026-11-27-g). The plans' elements
+/// travel without pack or unpack kernel, send or receive buffer (exchange_gathered): the copy
+/// kernel reads whole AoS elements, or each travelling leaf (SoA's columns, AoSoA's runs of
+/// lanes, AoS's leaves), where they are, and the landing copy writes them where they go, its
+/// threads on consecutive chunks of the message (16 bytes, or a leaf's size), so each warp
+/// writes whole sectors to the peer. (The plans' pack kernels writing into
 /// the peers' blocks, a thread an element, left partial sectors, which NVLink carries as
 /// partial writes: measured slower.)
 ///
@@ -76,8 +77,10 @@ public:
     /// rank is source element order[out[m].first + k], read in each column where it is (column
     /// c at c.from); element k of the message from in[m]'s rank is written as destination
     /// element in[m].first + k (at c.to). A message holds its columns one after another. The
-    /// device-planned plans' whole AoS elements (one column) and SoA leaves (a column each). No
-    /// message to or from the rank itself.
+    /// device-planned plans' whole AoS elements (one column) and travelling leaves (a column
+    /// each, in blocks where the layout keeps them so). No message to or from the rank itself.
+    /// Throws std::invalid_argument, before anything moves, for a column it cannot address
+    /// (values of 0 bytes; sizes past 32 bits; a block smaller than its lanes).
     void exchange_gathered(std::span<const gathered_column> columns, const std::uint32_t* order,
                            std::span<const gathered_message> out,
                            std::span<const gathered_message> in, cudaStream_t stream) {

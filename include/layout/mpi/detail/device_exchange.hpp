@@ -12,8 +12,8 @@
 ///     move<T, S>(dst, src, order) pack, transport, the elements that stay (on a forked stream,
 ///                                 while the messages travel), the arrivals; through a
 ///                                 transport that reads and writes elements where they are
-///                                 (exchange_gathered: IPC), whole AoS elements and SoA columns
-///                                 are neither packed nor unpacked
+///                                 (exchange_gathered: IPC), whole AoS elements and the leaves'
+///                                 columns are neither packed nor unpacked
 ///
 /// The order (element positions grouped by destination rank, in source order) comes from the
 /// sort for a migration, or from the ghost list for a halo.
@@ -337,15 +337,13 @@ public:
             if (fork && !queues_on_stream) stay(side.side());
             if constexpr (gathers && mode == receive_mode::elements) {
                 const gathered_column column{as_bytes(src.storage().data),
-                                             as_bytes(dst.storage().data), sizeof(T)};
+                                             as_bytes(dst.storage().data), sizeof(T), 0, 0};
                 transport_.exchange_gathered(std::span(&column, 1), order, gathered_out_,
                                              gathered_in_, s);
             } else if constexpr (gathers) { // receive_mode::columns: a column per leaf
                 using W = wire_format<T, S>;
                 const gathered_column columns[] = {
-                    {as_bytes(src.storage().template leaf_data<W::leaves[K]>()),
-                     as_bytes(dst.storage().template leaf_data<W::leaves[K]>()),
-                     sizeof(leaf_t<T, W::leaves[K]>)}...};
+                    leaf_column<gathered_column, W::leaves[K]>(src, dst)...};
                 transport_.exchange_gathered(std::span(columns), order, gathered_out_, gathered_in_,
                                              s);
             } else if constexpr (mode == receive_mode::elements) {

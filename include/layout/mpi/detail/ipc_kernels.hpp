@@ -22,8 +22,13 @@ using counter = unsigned long long;
 /// `first_block`, once *wait >= wait_value (acquire, system scope) if wait is set. A message may
 /// take several copies (a part each: its columns), which share wait, done and signal: the last
 /// of the message's `message_blocks` blocks to finish sets *signal = value (release, system
-/// scope) if signal is set. With `order` set, the bytes are whole elements of `element` bytes
-/// read where they are: element k from from + order[k] * element.
+/// scope) if signal is set.
+///
+/// One side may be a column of `element`-byte values instead of contiguous bytes (the other
+/// side, a landing block, always is): with `order` set, the copy reads value order[k] of the
+/// column at `from`; else with `lanes` set, it writes value first + k of the column at `to`.
+/// Value i of a column is at base + i * element, or with lanes set at
+/// base + (i / lanes) * block + (i % lanes) * element (AoSoA's runs of lanes; AoS: 1 lane).
 struct copy {
     const std::byte* from;
     std::byte* to;
@@ -34,12 +39,14 @@ struct copy {
     counter* done;   // blocks finished, this rank's memory; back to 0 by the last one
     counter* signal; // a peer's counter, or null
     counter value;
-    const std::uint32_t* order; // null: from is contiguous
-    unsigned element;
-    unsigned message_blocks; // the blocks of every copy of this copy's message
+    unsigned message_blocks;    // the blocks of every copy of this copy's message
+    const std::uint32_t* order; // the values read, where `from` is a column
+    unsigned element, lanes, block;
+    std::size_t first; // the first value written, where `to` is a column in blocks
 };
 struct copies {
-    static constexpr unsigned capacity = 40;
+    // 36 copies of 112 bytes: a launch's parameters stay under 4 KiB.
+    static constexpr unsigned capacity = 36;
     copy c[capacity];
     unsigned count;
 };
@@ -73,6 +80,62 @@ __device__ void gather_chunks(const std::byte* base, const std::uint32_t* order,
     }
 }
 
+/// Where value i of a column in blocks starts (see copy). Values index below 2^32 (a plan's
+/// elements do): 32-bit arithmetic, a shift where lanes is a power of two.
+struct blocked_column {
+    unsigned element, lanes, block, shift;
+    bool power_of_two;
+    __device__ std::size_t offset(std::uint32_t i) const {
+        const std::uint32_t q = power_of_two ? i >> shift : i / lanes;
+        return std::size_t{q} * block + std::size_t{i - q * lanes} * element;
+    }
+};
+inline __device__ blocked_column blocked_of(const copy& c) {
+    return {c.element, c.lanes, c.block,
+            static_cast<unsigned>(__ffs(static_cast<int>(c.lanes)) - 1),
+            (c.lanes & (c.lanes - 1)) == 0};
+}
+
+/// A gathered copy from a column in blocks, as Chunks: value order[k] of the column to the
+/// contiguous bytes at `to`.
+template <class Chunk>
+__device__ void gather_blocked(const copy& c, std::size_t thread, std::size_t threads) {
+    const blocked_column column = blocked_of(c);
+    const unsigned per = c.element / static_cast<unsigned>(sizeof(Chunk));
+    const auto n = static_cast<std::uint32_t>(c.bytes / sizeof(Chunk));
+    auto* t = reinterpret_cast<Chunk*>(c.to);
+    for (std::size_t u = thread; u < n; u += threads) {
+        const std::uint32_t e = static_cast<std::uint32_t>(u) / per;
+        const unsigned k = static_cast<unsigned>(u) - e * per;
+        t[u] = reinterpret_cast<const Chunk*>(c.from + column.offset(c.order[e]))[k];
+    }
+}
+
+/// A landing copy into a column in blocks, as Chunks: the contiguous bytes at `from` become
+/// values first, first + 1, ... of the column at `to`.
+template <class Chunk>
+__device__ void scatter_blocked(const copy& c, std::size_t thread, std::size_t threads) {
+    const blocked_column column = blocked_of(c);
+    const unsigned per = c.element / static_cast<unsigned>(sizeof(Chunk));
+    const auto n = static_cast<std::uint32_t>(c.bytes / sizeof(Chunk));
+    const auto first = static_cast<std::uint32_t>(c.first);
+    const auto* f = reinterpret_cast<const Chunk*>(c.from);
+    for (std::size_t u = thread; u < n; u += threads) {
+        const std::uint32_t e = static_cast<std::uint32_t>(u) / per;
+        const unsigned k = static_cast<unsigned>(u) - e * per;
+        reinterpret_cast<Chunk*>(c.to + column.offset(first + e))[k] = f[u];
+    }
+}
+
+/// The widest chunk (16, 8, 4 or 1 bytes) that every address and size of a copy allows: what
+/// the kernel copies in.
+__device__ inline unsigned chunk_bytes(const copy& c) {
+    const auto bits = reinterpret_cast<std::uintptr_t>(c.from) |
+                      reinterpret_cast<std::uintptr_t>(c.to) | std::uintptr_t{c.element} |
+                      std::uintptr_t{c.block};
+    return bits % 16 == 0 ? 16 : bits % 8 == 0 ? 8 : bits % 4 == 0 ? 4 : 1;
+}
+
 inline __device__ void wait_for(const copy& c) {
     ::cuda::atomic_ref<counter, ::cuda::thread_scope_system> flag(*c.wait);
     while (flag.load(::cuda::memory_order_acquire) < c.wait_value) __nanosleep(64);
@@ -92,27 +155,29 @@ __global__ void copy_kernel(Copies t, bool in_blocks) {
     }
     const std::size_t threads = std::size_t{c.blocks} * blockDim.x;
     const std::size_t thread = std::size_t{blockIdx.x - c.first_block} * blockDim.x + threadIdx.x;
-    const auto bits = reinterpret_cast<std::uintptr_t>(c.from) |
-                      reinterpret_cast<std::uintptr_t>(c.to) | std::uintptr_t{c.element};
-    if (c.order != nullptr) {
-        if (bits % 16 == 0)
-            gather_chunks<uint4>(c.from, c.order, c.element, c.to, c.bytes, thread, threads);
-        else if (bits % 8 == 0)
-            gather_chunks<unsigned long long>(c.from, c.order, c.element, c.to, c.bytes, thread,
-                                              threads);
-        else if (bits % 4 == 0)
-            gather_chunks<unsigned>(c.from, c.order, c.element, c.to, c.bytes, thread, threads);
+    auto run = [&]<class Chunk>(Chunk) {
+        if (c.lanes != 0 && c.order != nullptr)
+            gather_blocked<Chunk>(c, thread, threads);
+        else if (c.lanes != 0)
+            scatter_blocked<Chunk>(c, thread, threads);
+        else if (c.order != nullptr)
+            gather_chunks<Chunk>(c.from, c.order, c.element, c.to, c.bytes, thread, threads);
         else
-            gather_chunks<unsigned char>(c.from, c.order, c.element, c.to, c.bytes, thread,
-                                         threads);
-    } else if (bits % 16 == 0)
-        copy_chunks<uint4>(c.from, c.to, c.bytes, thread, threads);
-    else if (bits % 8 == 0)
-        copy_chunks<unsigned long long>(c.from, c.to, c.bytes, thread, threads);
-    else if (bits % 4 == 0) // a column of 4-byte leaves landing at an element's offset
-        copy_chunks<unsigned>(c.from, c.to, c.bytes, thread, threads);
-    else
-        copy_chunks<unsigned char>(c.from, c.to, c.bytes, thread, threads);
+            copy_chunks<Chunk>(c.from, c.to, c.bytes, thread, threads);
+    };
+    switch (chunk_bytes(c)) {
+    case 16:
+        run(uint4{});
+        break;
+    case 8:
+        run(0ull);
+        break;
+    case 4:
+        run(0u);
+        break; // e.g. a column of 4-byte leaves landing at an odd element
+    default:
+        run(static_cast<unsigned char>(0));
+    }
     if (c.signal == nullptr) return;
     // Every thread's accesses ordered before the block's count, the last block's signal after
     // every block's (of every copy of the message, in this launch or an earlier one on the

@@ -23,6 +23,7 @@
 #include <bit>
 #include <cstddef>
 #include <cstdint>
+#include <limits>
 #include <span>
 #include <stdexcept>
 #include <string>
@@ -79,25 +80,29 @@ public:
                   std::span<const message_range> in, cudaStream_t stream) {
         check_device();
         grow(out, in);
+        spread(out, true);
         copies sends{};
         for (const message_range& m : out)
             if (m.bytes != 0 && m.rank != rank_)
-                queue_send(sends, m.rank, stream,
-                           [&](auto part) { part(send + m.offset, nullptr, 0, m.bytes); });
+                queue_send(sends, m.rank, stream, [&](auto part) {
+                    part(copy{.from = send + m.offset, .bytes = m.bytes});
+                });
         launch(sends, true, stream);
+        spread(in, false);
         copies receives{};
         std::size_t to_self = 0;
         for (const message_range& m : in) {
             if (m.bytes == 0) continue;
             if (m.rank == rank_) { // to itself: the matching outgoing range, copied here
                 add(receives,
-                    {send + self_offset(out, to_self++, m.bytes), recv + m.offset, m.bytes, 0, 0,
-                     nullptr, 0, nullptr, nullptr, 0, nullptr, 0, 0},
+                    copy{.from = send + self_offset(out, to_self++, m.bytes),
+                         .to = recv + m.offset,
+                         .bytes = m.bytes},
                     false, stream);
                 continue;
             }
             queue_receive(receives, m.rank, stream,
-                          [&](auto part) { part(recv + m.offset, m.bytes); });
+                          [&](auto part) { part(copy{.to = recv + m.offset, .bytes = m.bytes}); });
         }
         finish(receives, stream);
     }
@@ -107,6 +112,7 @@ public:
                            std::span<const gathered_message> out,
                            std::span<const gathered_message> in, cudaStream_t stream) {
         check_device();
+        for (const gathered_column& c : columns) check_column(c);
         const auto as_ranges = [&](std::span<const gathered_message> messages,
                                    std::vector<message_range>& ranges) {
             ranges.clear();
@@ -122,21 +128,34 @@ public:
         as_ranges(out, out_ranges_);
         as_ranges(in, in_ranges_);
         grow(out_ranges_, in_ranges_);
+        spread(out_ranges_, true);
         copies sends{};
         for (const gathered_message& g : out)
             if (g.count != 0)
                 queue_send(sends, g.rank, stream, [&](auto part) {
                     for (const gathered_column& c : columns)
-                        part(c.from, order + g.first, static_cast<unsigned>(c.element),
-                             g.count * c.element);
+                        part(copy{.from = c.from,
+                                  .bytes = g.count * c.element,
+                                  .order = order + g.first,
+                                  .element = static_cast<unsigned>(c.element),
+                                  .lanes = static_cast<unsigned>(c.lanes),
+                                  .block = static_cast<unsigned>(c.block)});
                 });
         launch(sends, true, stream);
+        spread(in_ranges_, false);
         copies receives{};
         for (const gathered_message& g : in)
             if (g.count != 0)
                 queue_receive(receives, g.rank, stream, [&](auto part) {
                     for (const gathered_column& c : columns)
-                        part(c.to + g.first * c.element, g.count * c.element);
+                        part(c.lanes == 0 ? copy{.to = c.to + g.first * c.element,
+                                                 .bytes = g.count * c.element}
+                                          : copy{.to = c.to,
+                                                 .bytes = g.count * c.element,
+                                                 .element = static_cast<unsigned>(c.element),
+                                                 .lanes = static_cast<unsigned>(c.lanes),
+                                                 .block = static_cast<unsigned>(c.block),
+                                                 .first = g.first});
                 });
         finish(receives, stream);
     }
@@ -154,7 +173,7 @@ public:
                                             "is not whole elements");
             in_messages_.push_back({m.rank, m.offset / element, m.bytes / element});
         }
-        const gathered_column column{base, recv, element};
+        const gathered_column column{base, recv, element, 0, 0};
         exchange_gathered(std::span(&column, 1), order, out, in_messages_, stream);
     }
 
@@ -175,56 +194,97 @@ private:
     /// lay the message out here.)
     static std::size_t padded(std::size_t bytes) { return (bytes + 15) / 16 * 16; }
 
-    static unsigned blocks_for(std::size_t bytes) {
-        // About 16 KiB a block, at most 1024 blocks a copy.
-        return static_cast<unsigned>(std::clamp<std::size_t>((bytes + 16383) / 16384, 1, 1024));
+    /// The bytes a copy block moves in the launches that follow: the messages' bytes spread
+    /// over about one wave of the GPU's resident copy blocks, between 4 and 64 KiB (fixed sizes
+    /// lost both ways on 4 GPUs: 8 KiB a block took two waves for all of a halo's fields,
+    /// 16 KiB left most SMs idle for x, y, z alone; bench/results/gpu-2026-11-28-j). Without
+    /// sends to itself where `sends`.
+    void spread(std::span<const message_range> messages, bool sends) {
+        std::size_t total = 0;
+        for (const message_range& m : messages)
+            if (!sends || m.rank != rank_) total += m.bytes;
+        const std::size_t per = (total + wave_ - 1) / wave_;
+        block_bytes_ = std::clamp<std::size_t>((per + 1023) / 1024 * 1024, 4096, 65536);
+    }
+    unsigned blocks_for(const copy& c) const {
+        return static_cast<unsigned>(
+            std::clamp<std::size_t>((c.bytes + block_bytes_ - 1) / block_bytes_, 1, 1024));
     }
 
     /// The copies of one message to peer r, into its landing block: parts(part) calls
-    /// part(from, order, element, bytes) for each part in the message's order. The message
-    /// waits until the peer has consumed this rank's previous one (the block is free; almost
-    /// always so already), its blocks waiting in the copy kernel.
+    /// part(copy) for each part in the message's order, the copy's source side set (from,
+    /// bytes; order and the column's addressing where it gathers). The message waits until the
+    /// peer has consumed this rank's previous one (the block is free; almost always so already),
+    /// its blocks waiting in the copy kernel.
     template <class Parts>
     void queue_send(copies& t, int rank, cudaStream_t stream, Parts parts) {
         const auto P = static_cast<std::size_t>(size_), me = static_cast<std::size_t>(rank_);
         const auto r = static_cast<std::size_t>(rank);
         peer& p = peers_[r];
         const counter previous = p.sent++;
-        unsigned blocks = 0;
-        parts([&](const std::byte*, const std::uint32_t*, unsigned, std::size_t bytes) {
-            blocks += blocks_for(bytes);
-        });
+        // Each part at its place in the peer's block (twice: the blocks counted, then queued).
         std::size_t at = 0;
-        parts([&](const std::byte* from, const std::uint32_t* order, unsigned element,
-                  std::size_t bytes) {
-            add(t,
-                {from, p.remote_landing + at, bytes, 0, 0, flags_ + P + r, previous,
-                 flags_ + 2 * P + r, p.remote_flags + me, p.sent, order, element, blocks},
-                true, stream);
-            at += padded(bytes);
+        const auto placed = [&](copy c) {
+            c.to = p.remote_landing + at;
+            at += padded(c.bytes);
+            return c;
+        };
+        unsigned blocks = 0;
+        parts([&](const copy& c) { blocks += blocks_for(placed(c)); });
+        at = 0;
+        parts([&](const copy& part) {
+            copy c = placed(part);
+            c.wait = flags_ + P + r;
+            c.wait_value = previous;
+            c.done = flags_ + 2 * P + r;
+            c.signal = p.remote_flags + me;
+            c.value = p.sent;
+            c.message_blocks = blocks;
+            add(t, c, true, stream);
         });
     }
     /// The copies of one message from peer r, out of its landing block: parts(part) calls
-    /// part(to, bytes) for each part in the message's order. It waits until the sender says it
-    /// is there (one block waits, in wait_kernel: a copy's blocks waiting for a slow peer would
-    /// hold the SMs that work beside the exchange needs); the last block tells the sender its
-    /// block is free.
+    /// part(copy) for each part in the message's order, the copy's destination side set (to,
+    /// bytes; the column's addressing where it lands in blocks). It waits until the sender says
+    /// it is there (one block waits, in wait_kernel: a copy's blocks waiting for a slow peer
+    /// would hold the SMs that work beside the exchange needs); the last block tells the sender
+    /// its block is free.
     template <class Parts>
     void queue_receive(copies& t, int rank, cudaStream_t stream, Parts parts) {
         const auto P = static_cast<std::size_t>(size_), me = static_cast<std::size_t>(rank_);
         const auto r = static_cast<std::size_t>(rank);
         peer& p = peers_[r];
         ++p.received;
-        unsigned blocks = 0;
-        parts([&](std::byte*, std::size_t bytes) { blocks += blocks_for(bytes); });
         std::size_t at = 0;
-        parts([&](std::byte* to, std::size_t bytes) {
-            add(t,
-                {p.landing + at, to, bytes, 0, 0, flags_ + r, p.received, flags_ + 3 * P + r,
-                 p.remote_flags + P + me, p.received, nullptr, 0, blocks},
-                false, stream);
-            at += padded(bytes);
+        const auto placed = [&](copy c) {
+            c.from = p.landing + at;
+            at += padded(c.bytes);
+            return c;
+        };
+        unsigned blocks = 0;
+        parts([&](const copy& c) { blocks += blocks_for(placed(c)); });
+        at = 0;
+        parts([&](const copy& part) {
+            copy c = placed(part);
+            c.wait = flags_ + r;
+            c.wait_value = p.received;
+            c.done = flags_ + 3 * P + r;
+            c.signal = p.remote_flags + P + me;
+            c.value = p.received;
+            c.message_blocks = blocks;
+            add(t, c, false, stream);
         });
+    }
+    /// A gathered exchange's column, checked before anything moves: values the copy kernel can
+    /// address (their bytes, lanes and block in 32 bits; a block holds its lanes).
+    static void check_column(const gathered_column& c) {
+        constexpr std::size_t most = std::numeric_limits<unsigned>::max();
+        if (c.element == 0 || c.element > most || c.lanes > most || c.block > most ||
+            (c.lanes != 0 && c.block < c.lanes * c.element))
+            throw std::invalid_argument("layout::mpi::ipc_transport: a gathered column of " +
+                                        std::to_string(c.element) + "-byte values, " +
+                                        std::to_string(c.lanes) + " lanes in blocks of " +
+                                        std::to_string(c.block) + " bytes, that it cannot address");
     }
     void finish(copies& receives, cudaStream_t stream) {
         launch(receives, false, stream);
@@ -263,6 +323,14 @@ private:
         });
         local.run([&] {
             layout::cuda::check(cudaGetDevice(&device_), "cudaGetDevice");
+            int sms = 0, per_sm = 0;
+            layout::cuda::check(
+                cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device_),
+                "cudaDeviceGetAttribute");
+            layout::cuda::check(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+                                    &per_sm, copy_kernel<copies>, copy_block, 0),
+                                "cudaOccupancyMaxActiveBlocksPerMultiprocessor");
+            wave_ = static_cast<std::size_t>(std::max(1, sms * per_sm));
             layout::cuda::check(cudaEventCreateWithFlags(&last_, cudaEventDisableTiming),
                                 "cudaEventCreateWithFlags");
             layout::cuda::check(cudaMalloc(&flags_, flag_bytes()), "cudaMalloc (ipc counters)");
@@ -400,7 +468,7 @@ private:
     void add(copies& t, copy c, bool in_blocks, cudaStream_t stream) {
         if (t.count == copies::capacity) launch(t, in_blocks, stream);
         c.first_block = t.count == 0 ? 0 : t.c[t.count - 1].first_block + t.c[t.count - 1].blocks;
-        c.blocks = blocks_for(c.bytes);
+        c.blocks = blocks_for(c);
         if (c.message_blocks == 0) c.message_blocks = c.blocks; // a message of one copy
         t.c[t.count++] = c;
     }
@@ -429,6 +497,8 @@ private:
     cudaEvent_t last_ = nullptr; // recorded after each exchange
     cudaIpcMemHandle_t own_handle_{};
     std::size_t allocations_ = 1;
+    std::size_t wave_ = 1;            // copy blocks resident on the GPU at once
+    std::size_t block_bytes_ = 16384; // what a copy block moves (spread)
 };
 
 } // namespace detail::ipc

@@ -3,9 +3,10 @@
 /// received message where it is told (NCCL, IPC) and the destination is AoS with every leaf
 /// travelling, the messages are whole elements and land in the destination's block itself, with
 /// no unpacking pass. Where the transport reads and writes elements where they are
-/// (exchange_gathered: IPC) and the destination is SoA, each message's columns go straight from
-/// the source's columns to the destination's. Elsewhere they arrive packed (one column per
-/// leaf) in one buffer and a kernel writes them in place. Every rank must receive the same way:
+/// (exchange_gathered: IPC), each message's columns go straight from the source's leaves to the
+/// destination's, wherever the layout keeps them (SoA's columns, AoSoA's runs of lanes, AoS's
+/// leaves: leaf_columns.hpp). Elsewhere they arrive packed (one column per leaf) in one buffer
+/// and a kernel writes them in place. Every rank must receive the same way:
 /// with_mode puts the mode in the signature the plans' agreement compares.
 ///
 /// SoA receiving in place through NCCL (one message per leaf and peer, straight into the
@@ -19,6 +20,7 @@
 #include "../../extension.hpp"
 #include "../../view.hpp"
 #include "../fields.hpp"
+#include "leaf_columns.hpp"
 
 #include <cstdint>
 #include <type_traits>
@@ -29,7 +31,7 @@ namespace layout::mpi::detail {
 enum class receive_mode : std::int64_t {
     packed = 1,   ///< into the incoming buffer, one message a peer; a kernel writes them in place
     elements = 2, ///< whole elements, one message a peer, into the destination's block
-    columns = 3,  ///< the travelling leaves, one message a peer, into the destination's columns
+    columns = 3,  ///< the travelling leaves, one message a peer, into the destination's leaves
 };
 /// Whether a transport writes each received message where its range says, and nothing else
 /// (so that ranges may point into a container).
@@ -47,8 +49,7 @@ constexpr receive_mode receive_mode_of() {
         return receive_mode::packed;
     else if constexpr (std::is_same_v<S, every_leaf> && layout::extension::packed_elements_v<T, L>)
         return receive_mode::elements;
-    else if constexpr (gathers_v<Transport> &&
-                       layout::extension::contiguous_columns_v<layout::view<T, L>>)
+    else if constexpr (gathers_v<Transport> && addressable_leaves_v<T, L>)
         return receive_mode::columns;
     else
         return receive_mode::packed;

@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# Session j, second round (4 GPUs of one host, issue 30): ipc_transport gathers every layout's
+# leaves where they are (AoSoA's runs of lanes, AoS's leaves; SoA as before), and sizes its
+# copies' grids by chunks (1024 a block: narrower chunks, more blocks). The plans' tests on 2
+# and 4 ranks (the 48-leaf halo test now in SoA, AoSoA and AoS), memcheck over both on 2,
+# device_migrate_bench_gpu on 4 GPUs twice (new rows: x y z of AoSoA and AoS through IPC).
+set -uo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/../../.."
+B=/tmp/build-j; S=${S:-/tmp/steps-j-b}
+source scripts/device_steps.sh
+step 60 configure cmake -S . -B $B -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 \
+  -DLAYOUT_BUILD_TESTS=ON -DLAYOUT_BUILD_EXAMPLES=ON -DLAYOUT_BUILD_BENCHMARKS=ON
+step 300 build cmake --build $B -j "$(nproc)" --target mpi_gpu_device_migration_test \
+  mpi_gpu_device_halo_test device_migrate_bench_gpu -- -k 0
+grep -E "error|FAILED" $S/build.txt | head | tee -a $S/log.txt
+mpi=(mpirun --allow-run-as-root --oversubscribe --bind-to none --mca btl self,vader -x NCCL_NVLS_ENABLE)
+for t in halo migration; do
+  for np in 2 4; do
+    step 90 ${t}_np$np "${mpi[@]}" -np $np $(exe mpi_gpu_device_${t}_test)
+    grep -E "PASSED|FAILED|tests ran" $S/${t}_np$np.txt | sort | uniq -c | tee -a $S/log.txt
+  done
+done
+for rep in 1 2; do
+  step 90 bench_np4_$rep "${mpi[@]}" -np 4 $(exe device_migrate_bench_gpu) --n=4000000 --steps=20
+  grep -v "^$" $S/bench_np4_$rep.txt | tee -a $S/log.txt
+done
+for t in halo migration; do
+  step 150 memcheck_$t "${mpi[@]}" -np 2 compute-sanitizer --tool memcheck --error-exitcode 3 \
+    $(exe mpi_gpu_device_${t}_test)
+  grep -E "ERROR SUMMARY|PASSED|FAILED|Invalid|out of bounds" $S/memcheck_$t.txt | sort | uniq -c | tee -a $S/log.txt
+done
+save
