@@ -5,8 +5,9 @@
 // reference); staged and IPC always, NCCL where it is built (LAYOUT_TEST_NCCL) and there is a
 // GPU per rank; gathers back to back with no host wait between them, each round's ghosts kept
 // aside and checked afterwards; an element of 48 leaves (more columns than one launch of
-// ipc_transport's copy kernel takes, a 1-byte leaf among them) in SoA, AoSoA and AoS. Bad input:
-// every rank throws, nothing changes.
+// ipc_transport's copy kernel takes, a 1-byte leaf among them) in SoA, AoSoA and AoS;
+// scatter_add against the host plan's, bit for bit. Bad input: every rank throws, nothing
+// changes.
 #include "gpu_test.hpp"
 #include "mpi_test_support.hpp"
 
@@ -386,6 +387,80 @@ TEST_F(device_halo, bad_input_makes_every_rank_throw_and_changes_nothing) {
             const host<lp::aos> got = c;
             mpi_test::expect_elements(got, std::vector<Particle>(model.begin(), model.end()), name);
         }
+    });
+}
+
+/// scatter_add: each ghost holds a contribution (new mass and position; finite, as the owners'
+/// values); the device plan adds them on their owners as the host plan does, bit for bit (the
+/// same order), twice (the second
+/// reuses the grouping by owner), with fewer fields the second time. A container of the wrong
+/// size on one rank: every rank throws and nothing changes.
+template <class Layout, class Transport>
+void scatter_add_matches_the_host_plan(Transport transport, cudaStream_t stream,
+                                       const std::string& what) {
+    const int rank = mpi_test::world_rank(), size = mpi_test::world_size();
+    const int wrong = size - 1;
+    const layout::stream_ref s(stream);
+    const std::size_t owned = 1800 + 250 * static_cast<std::size_t>(rank);
+    const auto g = exports(rank, size, owned, 1300 + 90 * static_cast<std::size_t>(rank), 82);
+    layout::mpi::halo_plan host_plan(MPI_COMM_WORLD, owned, g.index, g.rank);
+    host<lp::aos> model = elements(81, rank, owned);
+    host_plan.gather(model);
+    // Finite values to add (make()'s leaves take any bits, NaNs among them, whose payloads a GPU
+    // and a CPU do not carry alike through a sum): the owners' and the ghosts' contributions.
+    for (std::size_t i = 0; i < model.size(); ++i) {
+        Particle p = model[i];
+        const auto h = mpi_test::hash(83, static_cast<std::uint64_t>(rank), i);
+        p.mass = static_cast<double>(h % 1000003) * 1e-3 + 0.1;
+        p.pos = {static_cast<float>(h % 977) * 0.37f, -static_cast<float>(h % 313) * 0.11f,
+                 static_cast<float>(i) * 1e-3f};
+        model[i] = p;
+    }
+    device<Layout> c(model, s);
+    const auto index = to_device(g.index, s);
+    const auto ranks = to_device(g.rank, s);
+    layout::mpi::device_halo_plan halo(MPI_COMM_WORLD, std::move(transport), s);
+    halo.update(owned, std::span<const std::uint32_t>(index.data(), index.size()),
+                std::span<const int>(ranks.data(), ranks.size()));
+    ASSERT_EQ(halo.ghost_count(), host_plan.ghost_count()) << what;
+    host_plan.scatter_add<&Particle::mass, &Particle::pos>(model);
+    halo.template scatter_add<&Particle::mass, &Particle::pos>(c);
+    {
+        const host<lp::aos> got = c;
+        mpi_test::expect_elements(got, std::vector<Particle>(model.begin(), model.end()),
+                                  what.c_str());
+    }
+    host_plan.scatter_add<&Particle::mass>(model);
+    halo.template scatter_add<&Particle::mass>(c);
+    {
+        const host<lp::aos> got = c;
+        mpi_test::expect_elements(got, std::vector<Particle>(model.begin(), model.end()),
+                                  (what + ", again").c_str());
+    }
+    {
+        device<Layout> short_one(model, s);
+        if (rank == wrong) short_one.resize(owned);
+        const host<lp::aos> before = short_one;
+        every_rank_threw([&] { halo.template scatter_add<&Particle::mass>(short_one); }, wrong,
+                         "gather first");
+        const host<lp::aos> after = short_one;
+        mpi_test::expect_elements(after, std::vector<Particle>(before.begin(), before.end()),
+                                  (what + ", after a wrong size").c_str());
+    }
+}
+
+TEST_F(device_halo, scatter_add_matches_the_host_plan_in_every_layout) {
+    for_each_transport([&](auto transport, const char* name) {
+        scatter_add_matches_the_host_plan<lp::aos>(std::move(transport), stream,
+                                                   std::string(name) + " aos");
+    });
+    for_each_transport([&](auto transport, const char* name) {
+        scatter_add_matches_the_host_plan<lp::soa>(std::move(transport), stream,
+                                                   std::string(name) + " soa");
+    });
+    for_each_transport([&](auto transport, const char* name) {
+        scatter_add_matches_the_host_plan<lp::aosoa<32>>(std::move(transport), stream,
+                                                         std::string(name) + " aosoa<32>");
     });
 }
 

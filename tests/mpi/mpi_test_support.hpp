@@ -16,6 +16,7 @@
 
 #include <array>
 #include <cstdint>
+#include <cstdio>
 #include <cstring>
 #include <string>
 #include <vector>
@@ -81,7 +82,10 @@ inline bool same_bits(const Particle& a, const Particle& b) {
 }
 
 inline std::string describe(const Particle& p) {
-    return "{id " + std::to_string(p.id) + ", tag " + std::to_string(p.tag) + "}";
+    char numbers[160];
+    std::snprintf(numbers, sizeof numbers, ", mass %.17g, pos %.9g %.9g %.9g, kind %d}", p.mass,
+                  p.pos.x, p.pos.y, p.pos.z, int(p.kind));
+    return "{id " + std::to_string(p.id) + ", tag " + std::to_string(p.tag) + numbers;
 }
 
 /// Expects container c to hold exactly the elements of expected, in order, bit for bit.

@@ -7,6 +7,7 @@
 ///     halo.update(owned, export_index, export_rank);   // collective; counts only to the host
 ///     // every step:
 ///     halo.gather<&Atom::x>(atoms);                 // owned, then ghosts; x refreshed
+///     halo.scatter_add<&Atom::f>(atoms);            // the ghosts' f added on their owners
 ///
 /// update() sorts the exports by rank on the GPU (stable: each rank's ghosts arrive in the order
 /// of the sender's list, senders in rank order, self included), reads the counts back and agrees
@@ -15,11 +16,13 @@
 /// ghosts: a kernel packs the exports into one message per peer, the transport moves them while
 /// exports to this rank itself (periodic images) are copied on a forked stream, and a kernel
 /// writes the arrivals. One host-side MPI_Allreduce a gather (the agreement; no host wait on the
-/// GPU), nothing allocated once warm.
+/// GPU), nothing allocated once warm. scatter_add is the reverse: the ghosts go back packed, and
+/// one thread an owner adds their values in the plan's order (grouped by owner once an update,
+/// on the GPU), as layout::mpi::halo_plan does on the host, bit for bit.
 ///
 /// Errors: an export naming an element past `owned` or a rank out of range (update), a container
-/// that is neither owned nor owned + ghost_count() long (gather), ranks running different plans,
-/// updates or fields: every rank throws layout::mpi::error before anything moves, and the
+/// that is neither owned nor owned + ghost_count() long (gather; scatter_add: not owned +
+/// ghost_count()), ranks running different plans, updates, operations or fields: every rank throws layout::mpi::error before anything moves, and the
 /// container is as it was. At most 2^32 - 2 exports and owned elements per rank.
 #pragma once
 
@@ -40,15 +43,19 @@
 #include "error.hpp"
 #include "fields.hpp"
 
+#include <cub/device/device_radix_sort.cuh>
 #include <cuda_runtime.h>
 #include <mpi.h>
 
+#include <algorithm>
+#include <bit>
 #include <cstddef>
 #include <cstdint>
 #include <limits>
 #include <span>
 #include <string>
 #include <type_traits>
+#include <utility>
 
 namespace layout::mpi {
 namespace detail {
@@ -181,6 +188,79 @@ public:
         gather<detail::keys<Key, Keys...>>(c);
     }
 
+    /// Collective: the reverse of gather. c holds owned + ghost_count() elements; each ghost's
+    /// travelling fields S (arithmetic leaves) go back to its owner and are added to the element
+    /// it copies there, all contributions to one element by one thread in the plan's order (by
+    /// the rank that holds the ghost, then export order): the same bits every run, and the same
+    /// as layout::mpi::halo_plan::scatter_add's (but for NaN payloads, which the GPU does not
+    /// carry through a sum as the CPU does). The ghosts keep their values.
+    template <class S = detail::every_leaf, class C>
+    void scatter_add(C& c) {
+        using T = typename C::value_type;
+        using L = typename C::layout_type;
+        using M = typename C::memory_type;
+        using W = detail::wire_format<T, S>;
+        static_assert(M::device_accessible && !M::host_accessible,
+                      "layout: mpi::device_halo_plan exchanges containers in device memory; host "
+                      "containers: mpi::halo_plan");
+        static_assert(
+            []<std::size_t... K>(std::index_sequence<K...>) {
+                return (std::is_arithmetic_v<leaf_t<T, W::leaves[K]>> && ...);
+            }(std::make_index_sequence<W::count>{}),
+            "layout: mpi::device_halo_plan::scatter_add adds the travelling leaves; "
+            "select only arithmetic ones (e.g. scatter_add<&Particle::force>)");
+        constexpr const char* where = "layout::mpi::device_halo_plan::scatter_add";
+        layout::cuda::workspace& ws = x_.workspace();
+        detail::local_outcome local;
+        local.run([&] {
+            ws.check_stream(c.stream(), where);
+            if (c.size() != owned_ + ghosts_) {
+                local.problem = std::string(where) + ": the container holds " +
+                                std::to_string(c.size()) + " elements; the plan's " +
+                                std::to_string(owned_) + " owned and " + std::to_string(ghosts_) +
+                                " ghosts are " + std::to_string(owned_ + ghosts_) +
+                                " (gather first; resized since?)";
+                return;
+            }
+            // Everything that can grow, before the agreement.
+            if (owners_version_ != version()) group_by_owner();
+            const auto [out_bytes, in_bytes] = x_.reverse_bytes(W::bytes_per_element);
+            ws.bytes(slot::outgoing, out_bytes);
+            ws.bytes(slot::incoming, in_bytes);
+        });
+        detail::agree(x_.communicator(), x_.rank(), detail::operation::halo_scatter_add, local,
+                      x_.id(), version(), W::signature);
+        x_.template lay_out_reverse<T, S>(owned_);
+        x_.template send_back<T, S>(layout::view<const T, L, M>(c.view()));
+        if (exports_ == 0) return;
+        const auto n = static_cast<std::uint32_t>(exports_);
+        const auto* owner = static_cast<const std::uint32_t*>(ws.bytes(slot::keys_alt, 0));
+        const auto* item = static_cast<const std::uint32_t*>(ws.bytes(slot::indices_alt, 0));
+        const auto runs = x_.runs();
+        // Up to contribution_runs::capacity ranks' contributions a launch, in export order: an
+        // owner's sum goes on from one launch to the next in the same order.
+        for (std::size_t first = 0; first < runs.size();) {
+            detail::contribution_runs t{};
+            t.count = static_cast<unsigned>(
+                std::min<std::size_t>(detail::contribution_runs::capacity, runs.size() - first));
+            std::copy_n(runs.begin() + static_cast<std::ptrdiff_t>(first), t.count, t.r);
+            first += t.count;
+            t.lo = t.r[0].first;
+            t.hi = first < runs.size() ? runs[first].first : runs.back().first + runs.back().count;
+            t.self = x_.self_ghosts();
+            [&]<std::size_t... K>(std::index_sequence<K...>) {
+                detail::add_contributions_kernel<T, S, L, M, K...>
+                    <<<layout::extension::cuda::grid_size(n, x_.block, where), x_.block, 0,
+                       x_.stream()>>>(c.view(), owner, item, n, t);
+            }(std::make_index_sequence<W::count>{});
+            layout::cuda::check_launch(where);
+        }
+    }
+    template <auto Key, auto... Keys, class C>
+    void scatter_add(C& c) {
+        scatter_add<detail::keys<Key, Keys...>>(c);
+    }
+
     std::size_t owned() const noexcept { return owned_; }
     std::size_t ghost_count() const noexcept { return ghosts_; }
     std::size_t export_count() const noexcept { return exports_; }
@@ -193,8 +273,37 @@ private:
     static constexpr const char* function = "layout::mpi::device_halo_plan::gather";
     std::int64_t version() const noexcept { return x_.version(); }
 
+    /// scatter_add's grouping of the sorted exports by the element they read (once an update):
+    /// a stable radix sort of (element, position), into the slots the update's sort left free.
+    void group_by_owner() {
+        const cudaStream_t s = x_.stream();
+        layout::cuda::workspace& ws = x_.workspace();
+        const auto n = static_cast<std::uint32_t>(exports_);
+        const auto* element = static_cast<const std::uint32_t*>(ws.bytes(slot::indices, 0));
+        auto* position = ws.template get<std::uint32_t>(slot::keys, n);
+        auto* owner = ws.template get<std::uint32_t>(slot::keys_alt, n);
+        auto* item = ws.template get<std::uint32_t>(slot::indices_alt, n);
+        if (n != 0) {
+            constexpr const char* where = "layout::mpi::device_halo_plan::scatter_add";
+            detail::iota_kernel<<<layout::extension::cuda::grid_size(n, x_.block, where), x_.block,
+                                  0, s>>>(position, n);
+            layout::cuda::check_launch(where);
+            const int end_bit = std::max(1, static_cast<int>(std::bit_width(owned_)));
+            std::size_t temp_bytes = 0;
+            layout::cuda::check(cub::DeviceRadixSort::SortPairs(nullptr, temp_bytes, element, owner,
+                                                                position, item, n, 0, end_bit, s),
+                                "cub::DeviceRadixSort::SortPairs");
+            void* temp = ws.bytes(slot::temp, temp_bytes);
+            layout::cuda::check(cub::DeviceRadixSort::SortPairs(temp, temp_bytes, element, owner,
+                                                                position, item, n, 0, end_bit, s),
+                                "cub::DeviceRadixSort::SortPairs");
+        }
+        owners_version_ = version();
+    }
+
     detail::device_exchange<Transport> x_;
     std::size_t owned_ = 0, ghosts_ = 0, exports_ = 0;
+    std::int64_t owners_version_ = -1;
 };
 
 } // namespace layout::mpi

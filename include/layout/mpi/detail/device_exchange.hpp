@@ -14,6 +14,8 @@
 ///                                 transport that reads and writes elements where they are
 ///                                 (exchange_gathered: IPC), whole AoS elements and the leaves'
 ///                                 columns are neither packed nor unpacked
+///     lay_out_reverse, send_back  a halo's reverse (scatter_add): the ghosts back to their
+///                                 owners, packed; the owners add them (device_halo.hpp)
 ///
 /// The order (element positions grouped by destination rank, in source order) comes from the
 /// sort for a migration, or from the ghost list for a halo.
@@ -81,6 +83,7 @@ public:
             gathered_out_.reserve(ranks());
             gathered_in_.reserve(ranks());
             pieces_.reserve(2 * ranks());
+            runs_.reserve(ranks());
             ws_.side(); // the stream the elements that stay move on, created before any exchange
         });
         id_ = agree(comm_, rank_, operation::construct, local, next_plan_id(), 0, 0,
@@ -361,6 +364,77 @@ public:
         }(std::make_index_sequence<wire_format<T, S>::count>{});
     }
 
+    // ---- the reverse of a halo's gather (scatter_add) --------------------------------------------
+
+    /// Bytes of the reverse exchange's outgoing and incoming messages at bytes_per_element: each
+    /// rank sends back what it received (count(s, me) to s) and receives what it sent.
+    std::pair<std::size_t, std::size_t> reverse_bytes(std::size_t bytes_per_element) const {
+        std::size_t out = 0, in = 0;
+        for (std::size_t r = 0; r < ranks(); ++r)
+            if (r != me()) {
+                out += message_bytes(bytes_per_element, count(r, me()));
+                in += message_bytes(bytes_per_element, count(me(), r));
+            }
+        return {out, in};
+    }
+    /// The reverse exchange of wire_format<T, S> after a halo's counts: the ghosts received from
+    /// rank s (from element base on, senders in rank order) go back to s packed, one message a
+    /// peer; the contributions to this rank's exports to rank r arrive packed in the incoming
+    /// buffer, and runs() says where each rank's are (its own ghosts' in the container itself).
+    template <class T, class S>
+    void lay_out_reverse(std::size_t base) {
+        const std::size_t P = ranks(), per_element = wire_format<T, S>::bytes_per_element;
+        const auto [out_bytes, in_bytes] = reverse_bytes(per_element);
+        outgoing_ = static_cast<std::byte*>(ws_.bytes(slot::outgoing, out_bytes));
+        incoming_ = static_cast<std::byte*>(ws_.bytes(slot::incoming, in_bytes));
+        out_.clear();
+        in_.clear();
+        pieces_.clear();
+        runs_.clear();
+        std::size_t out_at = 0, in_at = 0;
+        for (std::size_t s = 0, at = base; s < P; at += count(s, me()), ++s) {
+            const std::size_t k = count(s, me());
+            if (k == 0) continue;
+            if (s == me()) {
+                self_ghosts_ = at;
+                continue;
+            }
+            out_.push_back({static_cast<int>(s), out_at, message_bytes(per_element, k)});
+            pieces_.push_back({0, k, at, nullptr, outgoing_ + out_at, 0});
+            out_at += out_.back().bytes;
+        }
+        for (std::size_t r = 0; r < P; ++r) {
+            const std::size_t k = count(me(), r);
+            if (k == 0) continue;
+            const std::byte* message = nullptr;
+            if (r != me()) {
+                in_.push_back({static_cast<int>(r), in_at, message_bytes(per_element, k)});
+                message = incoming_ + in_at;
+                in_at += in_.back().bytes;
+            }
+            runs_.push_back(
+                {static_cast<std::uint32_t>(census_[r]), static_cast<std::uint32_t>(k), message});
+        }
+    }
+    /// After lay_out_reverse<T, S>: packs the ghosts of src and moves the messages; the
+    /// contributions are in the incoming buffer once work queued after it on the stream runs.
+    template <class T, class S, class L, class M>
+    void send_back(const layout::view<const T, L, M>& src) {
+        const cudaStream_t s = stream();
+        [&]<std::size_t... K>(std::index_sequence<K...>) {
+            for_each_launch(pieces_.data(), pieces_.data() + pieces_.size(),
+                            [&](const pieces& t, unsigned grid) {
+                                pack_kernel<T, S, L, M, K...>
+                                    <<<grid, block, 0, s>>>(src, nullptr, t);
+                            });
+        }(std::make_index_sequence<wire_format<T, S>::count>{});
+        transport_.exchange(outgoing_, out_, incoming_, in_, s);
+    }
+    /// The contributions to this rank's exports, by the rank they went to (lay_out_reverse).
+    std::span<const contribution_run> runs() const noexcept { return runs_; }
+    /// Where this rank's ghosts of its own elements begin in the container (lay_out_reverse).
+    std::size_t self_ghosts() const noexcept { return self_ghosts_; }
+
 private:
     std::size_t host_bytes() const noexcept { return (ranks() + 3) * sizeof(unsigned long long); }
     template <class P>
@@ -398,7 +472,8 @@ private:
     std::vector<message_range> out_, in_;
     std::vector<gathered_message> gathered_out_, gathered_in_;
     std::vector<piece> pieces_;
-    std::size_t pack_pieces_ = 0;
+    std::vector<contribution_run> runs_;
+    std::size_t pack_pieces_ = 0, self_ghosts_ = 0;
     piece self_{};
     receive_mode mode_ = receive_mode::packed;
     std::byte *outgoing_ = nullptr, *incoming_ = nullptr;

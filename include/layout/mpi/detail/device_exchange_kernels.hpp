@@ -113,6 +113,7 @@ struct pieces {
 };
 
 /// Messages: thread t's element goes to its piece's message, one column per travelling leaf.
+/// Without an order, the pieces' elements are positions [from, from + count) themselves.
 template <class T, class S, class L, class M, std::size_t... K>
 __global__ void pack_kernel(layout::view<const T, L, M> src,
                             const std::uint32_t* LAYOUT_RESTRICT order, const pieces table) {
@@ -120,7 +121,7 @@ __global__ void pack_kernel(layout::view<const T, L, M> src,
     if (t >= table.threads) return;
     const piece& p = table.of(t);
     const std::uint64_t i = t - p.thread;
-    const auto from = src.storage().at(order[p.from + i]);
+    const auto from = src.storage().at(order != nullptr ? order[p.from + i] : p.from + i);
     using W = wire_format<T, S>;
     ((reinterpret_cast<leaf_t<T, W::leaves[K]>*>(p.out + p.count * W::prefix[K])[i] =
           from.template leaf<W::leaves[K]>()),
@@ -178,6 +179,73 @@ __global__ void pack_elements_kernel(layout::view<const T, L, M> src,
     } else {
         *to = *from;
     }
+}
+
+/// The contributions to this rank's exports in a halo's reverse exchange (scatter_add), by
+/// the rank they went to: sorted exports [first, first + count) went to one rank, and their
+/// contributions are that rank's message (packed columns), or, for the exports to this rank
+/// itself, its own ghosts from element `self` on (message null). Runs in order of `first`; a
+/// launch takes up to `capacity`, and adds the contributions of exports [lo, hi) alone.
+struct contribution_run {
+    std::uint32_t first, count;
+    const std::byte* message;
+};
+struct contribution_runs {
+    static constexpr unsigned capacity = 64;
+    contribution_run r[capacity];
+    unsigned count;
+    std::uint32_t lo, hi;
+    std::uint64_t self;
+
+    /// The run of export k: the last whose first is <= k.
+    __device__ const contribution_run& of(std::uint32_t k) const {
+        unsigned lo_run = 0, hi_run = count;
+        while (hi_run - lo_run > 1) {
+            const unsigned mid = (lo_run + hi_run) / 2;
+            if (r[mid].first <= k)
+                lo_run = mid;
+            else
+                hi_run = mid;
+        }
+        return r[lo_run];
+    }
+};
+
+/// dst[owner] += each contribution to it, one thread an owner, in the plan's order (owner[c],
+/// item[c]: the sorted exports grouped by the element they read, stably, so that an owner's
+/// contributions come in export order): the same bits every run, as the host plan adds them.
+template <class T, class S, class L, class M, std::size_t... K>
+__global__ void add_contributions_kernel(layout::view<T, L, M> dst,
+                                         const std::uint32_t* LAYOUT_RESTRICT owner,
+                                         const std::uint32_t* LAYOUT_RESTRICT item, std::uint32_t n,
+                                         const contribution_runs runs) {
+    std::uint32_t c = blockIdx.x * blockDim.x + threadIdx.x;
+    if (c >= n) return;
+    const std::uint32_t u = owner[c];
+    if (c > 0 && owner[c - 1] == u) return; // not the first of its owner's
+    using W = wire_format<T, S>;
+    const auto to = dst.storage().at(u);
+    for (; c < n && owner[c] == u; ++c) {
+        const std::uint32_t k = item[c];
+        if (k < runs.lo || k >= runs.hi) continue;
+        const contribution_run& run = runs.of(k);
+        const std::uint32_t j = k - run.first;
+        if (run.message == nullptr) {
+            const auto from = dst.storage().at(runs.self + j);
+            ((to.template leaf<W::leaves[K]>() += from.template leaf<W::leaves[K]>()), ...);
+        } else {
+            ((to.template leaf<W::leaves[K]>() += reinterpret_cast<const leaf_t<T, W::leaves[K]>*>(
+                  run.message + std::size_t{run.count} * W::prefix[K])[j]),
+             ...);
+        }
+    }
+}
+
+/// values[i] = i. (A template, as every kernel here: any translation unit may define it.)
+template <class Index>
+__global__ void iota_kernel(Index* LAYOUT_RESTRICT values, Index n) {
+    const Index i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) values[i] = i;
 }
 
 } // namespace layout::mpi::detail

@@ -31,8 +31,7 @@ inline constexpr bool addressable_leaves_v =
 /// Column{from, to, element, lanes, block} (gathered_column; a parameter, so that this header
 /// compiles without CUDA, as receive_mode.hpp's users do).
 template <class Column, std::size_t Leaf, class T, class L, class M>
-Column leaf_column(const layout::view<const T, L, M>& from,
-                            const layout::view<T, L, M>& to) {
+Column leaf_column(const layout::view<const T, L, M>& from, const layout::view<T, L, M>& to) {
     static_assert(addressable_leaves_v<T, L>);
     using map = layout::mapping<T, L>;
     constexpr std::size_t element = sizeof(leaf_t<T, Leaf>);
@@ -43,13 +42,14 @@ Column leaf_column(const layout::view<const T, L, M>& from,
     } else {
         // Leaf Leaf of element 0 from the layout's one pointer (a null view stays null).
         const auto at = [](auto* base, std::size_t offset) {
-            using byte = layout::extension::copy_const_t<std::remove_pointer_t<decltype(base)>,
-                                                         std::byte>;
+            using byte =
+                layout::extension::copy_const_t<std::remove_pointer_t<decltype(base)>, std::byte>;
             return base ? reinterpret_cast<byte*>(base) + offset : nullptr;
         };
         if constexpr (blocked_leaves_v<T, L>)
-            return {at(from.data(), map::lane_offsets[Leaf]), at(to.data(), map::lane_offsets[Leaf]),
-                    element, map::leaf_run, map::block_bytes};
+            return {at(from.data(), map::lane_offsets[Leaf]),
+                    at(to.data(), map::lane_offsets[Leaf]), element, map::leaf_run,
+                    map::block_bytes};
         else
             return {at(from.data(), layout::extension::leaf_table<T>[Leaf].offset),
                     at(to.data(), layout::extension::leaf_table<T>[Leaf].offset), element, 1,
