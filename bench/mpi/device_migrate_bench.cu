@@ -445,7 +445,11 @@ std::vector<double> host_planned(const world& w, const options& o,
     const auto init = initial(o.n, w.rank);
     C c = layout::aos_vector<Particle>(init.begin(), init.end());
     layout::mpi::migration_plan plan(MPI_COMM_WORLD, steps[0]);
-    layout::mpi::use_nccl(plan, nccl);
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wdeprecated-declarations"
+    layout::mpi::use_nccl(plan,
+                          nccl); // deprecated: the row measures the path before the typed plans
+#pragma GCC diagnostic pop
     layout::mpi::set_stream(plan, w.stream);
     return time_steps(w, o, [&](int step) {
         plan.update(steps[static_cast<std::size_t>(step) % steps.size()]);

@@ -167,6 +167,10 @@ int main(int argc, char** argv) {
         const std::string tag = direct                                     ? " (cuda-aware)"
                                 : path == layout::mpi::device_path::staged ? " (staged)"
                                                                            : " (nccl)";
+        // The host-planned plans' run-time path choice, deprecated (set_device_path, use_nccl):
+        // measured while it is there.
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wdeprecated-declarations"
 #if defined(LAYOUT_BENCH_NCCL)
         if (path == layout::mpi::device_path::nccl && !nccl) continue;
         auto prepare = [path, &nccl](auto& plan) {
@@ -179,6 +183,7 @@ int main(int argc, char** argv) {
         if (path == layout::mpi::device_path::nccl) continue;
         auto prepare = [path](auto& plan) { layout::mpi::set_device_path(plan, path); };
 #endif
+#pragma GCC diagnostic pop
         // The hand-written baseline moves its bytes with MPI: beside the MPI paths only.
         if (path != layout::mpi::device_path::nccl)
             rows.push_back({"raw_alltoallv AoS" + tag, median_of_max(raw_device(o, steps, direct)),

@@ -6,8 +6,8 @@
 // GPU per rank; gathers back to back with no host wait between them, each round's ghosts kept
 // aside and checked afterwards; an element of 48 leaves (more columns than one launch of
 // ipc_transport's copy kernel takes, a 1-byte leaf among them) in SoA, AoSoA and AoS;
-// scatter_add against the host plan's, bit for bit. Bad input: every rank throws, nothing
-// changes.
+// scatter_add against the host plan's, bit for bit; neighbours named (counts point to point).
+// Bad input: every rank throws, nothing changes.
 #include "gpu_test.hpp"
 #include "mpi_test_support.hpp"
 
@@ -462,6 +462,72 @@ TEST_F(device_halo, scatter_add_matches_the_host_plan_in_every_layout) {
         scatter_add_matches_the_host_plan<lp::aosoa<32>>(std::move(transport), stream,
                                                          std::string(name) + " aosoa<32>");
     });
+}
+
+/// Neighbours named at construction (a ring: the ranks either side): exports to them and to
+/// this rank only, counts point to point; gathers and a scatter_add as the host plan built with
+/// the same neighbours. An export to a rank that is not a neighbour (4 ranks and more): every
+/// rank throws. Lists that are not symmetric (2 ranks and more): construction throws everywhere.
+template <class Transport>
+void with_neighbours(Transport transport, cudaStream_t stream, const std::string& what) {
+    const int rank = mpi_test::world_rank(), size = mpi_test::world_size();
+    const layout::stream_ref s(stream);
+    const std::vector<int> neighbours = {(rank + 1) % size, (rank + size - 1) % size};
+    const std::size_t owned = 1600 + 100 * static_cast<std::size_t>(rank);
+    auto g = exports(rank, size, owned, 1200, 92);
+    for (int& r : g.rank) r = (rank + (r % 3) - 1 + size) % size; // this rank or either side
+    layout::mpi::halo_plan host_plan(MPI_COMM_WORLD, owned, g.index, g.rank, neighbours);
+    host<lp::aos> model = elements(91, rank, owned);
+    host_plan.gather(model);
+    const auto index = to_device(g.index, s);
+    const auto ranks = to_device(g.rank, s);
+    device<lp::soa> c(elements(91, rank, owned), s);
+    layout::mpi::device_halo_plan halo(MPI_COMM_WORLD, std::move(transport), neighbours, s);
+    halo.update(owned, std::span<const std::uint32_t>(index.data(), index.size()),
+                std::span<const int>(ranks.data(), ranks.size()));
+    ASSERT_EQ(halo.ghost_count(), host_plan.ghost_count()) << what;
+    halo.gather(c);
+    {
+        const host<lp::aos> got = c;
+        mpi_test::expect_elements(got, std::vector<Particle>(model.begin(), model.end()),
+                                  what.c_str());
+    }
+    host_plan.scatter_add<&Particle::id>(model);
+    halo.template scatter_add<&Particle::id>(c);
+    {
+        const host<lp::aos> got = c;
+        mpi_test::expect_elements(got, std::vector<Particle>(model.begin(), model.end()),
+                                  (what + ", scatter_add").c_str());
+    }
+    if (size >= 4) {
+        const int wrong = size - 1;
+        auto bad = g;
+        if (rank == wrong) bad.rank[17] = (rank + 2) % size;
+        const auto bad_ranks = to_device(bad.rank, s);
+        every_rank_threw(
+            [&] {
+                halo.update(owned, std::span<const std::uint32_t>(index.data(), index.size()),
+                            std::span<const int>(bad_ranks.data(), bad_ranks.size()));
+            },
+            wrong, "not one of this rank's neighbours");
+    }
+}
+
+TEST_F(device_halo, with_neighbours_matches_the_host_plan) {
+    for_each_transport([&](auto transport, const char* name) {
+        with_neighbours(std::move(transport), stream, name);
+    });
+    const int rank = mpi_test::world_rank(), size = mpi_test::world_size();
+    if (size < 2) return;
+    // Rank 0 names rank 1, which names no rank.
+    const std::vector<int> one_way = rank == 0 ? std::vector<int>{1} : std::vector<int>{};
+    try {
+        layout::mpi::device_halo_plan halo(
+            MPI_COMM_WORLD, layout::mpi::staged_transport(MPI_COMM_WORLD), one_way, stream);
+        ADD_FAILURE() << "rank " << rank << " did not throw";
+    } catch (const layout::mpi::error& e) {
+        EXPECT_NE(std::string(e.what()).find("not symmetric"), std::string::npos) << e.what();
+    }
 }
 
 } // namespace

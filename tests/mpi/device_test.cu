@@ -60,9 +60,12 @@ public:
                : p == layout::mpi::device_path::cuda_aware ? "cuda-aware"
                                                            : "nccl";
     }
-    /// Sends the plan's device exchanges by `path`.
+    /// Sends the plan's device exchanges by `path` (the deprecated run-time choice, still
+    /// tested while it is there).
     template <class Plan>
     static void take(Plan& plan, layout::mpi::device_path path) {
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wdeprecated-declarations"
 #if defined(LAYOUT_TEST_NCCL)
         if (path == layout::mpi::device_path::nccl) {
             layout::mpi::use_nccl(plan, mpi_test::nccl_world());
@@ -70,6 +73,7 @@ public:
         }
 #endif
         layout::mpi::set_device_path(plan, path);
+#pragma GCC diagnostic pop
     }
 };
 

@@ -4,7 +4,7 @@
 ///     layout::cuda::soa_vector<Particle> dev = ...;
 ///     layout::mpi::migration_plan plan(MPI_COMM_WORLD, destinations);   // host ranks, as before
 ///     plan.migrate(dev);                                   // packs on the GPU, unpacks on the GPU
-///     layout::mpi::set_device_path(plan, layout::mpi::device_path::staged);  // force staging
+///     layout::mpi::set_device_path(plan, layout::mpi::device_path::staged);  // (deprecated)
 ///
 /// Messages are packed and unpacked on the GPU, one kernel per peer and direction, with the
 /// library's gather kernel (all fields travelling, owners to messages) or per-leaf copies
@@ -374,8 +374,14 @@ private:
 
 /// Chooses how a plan's device buffers reach MPI. cuda_aware where the MPI library is not
 /// throws std::invalid_argument (it would crash inside MPI otherwise). Local: not collective.
+/// Deprecated, goes in the next release: a plan typed by its transport chooses at compile time
+/// (device_migration_plan<T>, device_halo_plan<T> with staged_transport, cuda_aware_transport
+/// or nccl_transport); without set_device_path, this plan takes the automatic path.
 template <class Plan>
-void set_device_path(Plan& plan, device_path path) {
+[[deprecated("layout::mpi::set_device_path is deprecated: choose the transport by type, "
+             "layout::mpi::device_migration_plan<T> / device_halo_plan<T> with "
+             "staged_transport, cuda_aware_transport or nccl_transport")]] void
+set_device_path(Plan& plan, device_path path) {
     if (path == device_path::cuda_aware && !cuda_aware_mpi())
         throw std::invalid_argument("layout::mpi::set_device_path: this MPI library is not "
                                     "CUDA-aware (MPIX_Query_cuda_support() is 0)");

@@ -11,7 +11,8 @@
 ///
 /// update() sorts the exports by rank on the GPU (stable: each rank's ghosts arrive in the order
 /// of the sender's list, senders in rank order, self included), reads the counts back and agrees
-/// on them with the other ranks in one MPI_Allreduce. gather() resizes the container to owned +
+/// on them with the other ranks in one MPI_Allreduce (with neighbours named at construction: the
+/// agreement, then counts only to and from them, point to point). gather() resizes the container to owned +
 /// ghost_count() (the first time, or after an update) and writes the travelling fields of the
 /// ghosts: a kernel packs the exports into one message per peer, the transport moves them while
 /// exports to this rank itself (periodic images) are copied on a forked stream, and a kernel
@@ -20,7 +21,8 @@
 /// one thread an owner adds their values in the plan's order (grouped by owner once an update,
 /// on the GPU), as layout::mpi::halo_plan does on the host, bit for bit.
 ///
-/// Errors: an export naming an element past `owned` or a rank out of range (update), a container
+/// Errors: an export naming an element past `owned`, a rank out of range or not a neighbour
+/// (update), neighbour lists that are not symmetric (construction), a container
 /// that is neither owned nor owned + ghost_count() long (gather; scatter_add: not owned +
 /// ghost_count()), ranks running different plans, updates, operations or fields: every rank throws layout::mpi::error before anything moves, and the
 /// container is as it was. At most 2^32 - 2 exports and owned elements per rank.
@@ -92,6 +94,14 @@ public:
     device_halo_plan(MPI_Comm comm, Transport transport, layout::stream_ref stream = {},
                      resource_ref resource = layout::cuda::device_memory::default_resource())
         : x_(comm, std::move(transport), stream, resource, function) {}
+    /// Collective over comm: exports only to these ranks (and this one), whose counts alone
+    /// travel at each update, point to point, where the plan without them reduces every rank's
+    /// over the communicator. The lists must be symmetric (b names a where a names b): checked
+    /// here, every rank throws otherwise.
+    device_halo_plan(MPI_Comm comm, Transport transport, std::span<const int> neighbours,
+                     layout::stream_ref stream = {},
+                     resource_ref resource = layout::cuda::device_memory::default_resource())
+        : x_(comm, std::move(transport), stream, resource, function, neighbours, true) {}
     device_halo_plan(const device_halo_plan&) = delete;
     device_halo_plan& operator=(const device_halo_plan&) = delete;
 
@@ -125,6 +135,11 @@ public:
                                      : " names rank " + std::to_string(x_.first_bad_destination()) +
                                            ", out of range for a communicator of " +
                                            std::to_string(x_.ranks()) + " ranks");
+                return;
+            }
+            if (const int r = x_.outside_neighbours(); r >= 0) {
+                local.problem = std::string(where) + ": an export names rank " + std::to_string(r) +
+                                ", which is not one of this rank's neighbours";
                 return;
             }
             // The sorted exports' elements, in the slot the sort no longer needs.

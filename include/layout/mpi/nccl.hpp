@@ -4,9 +4,12 @@
 /// agreed on over MPI as before (counts, order, errors); only the elements' bytes move by NCCL.
 ///
 ///     layout::mpi::nccl_communicator nccl(MPI_COMM_WORLD);  // collective; one GPU per rank
-///     layout::mpi::migration_plan plan(MPI_COMM_WORLD, destinations);
-///     layout::mpi::use_nccl(plan, nccl);                   // every rank, before the exchange
-///     plan.migrate(dev);                                    // any layout, device containers
+///     layout::mpi::device_migration_plan plan(MPI_COMM_WORLD,
+///                                             layout::mpi::nccl_transport(nccl), stream);
+///     plan.migrate(dev, destinations);                      // destinations in device memory
+///
+/// (The host-planned plans' use_nccl(plan, nccl), which sent a migration_plan's or halo_plan's
+/// device exchanges through NCCL, is deprecated: a plan's transport is its type.)
 ///
 /// Nothing waits on the host between packing and unpacking: start queues the packing kernels,
 /// then the grouped sends and receives behind them on the plan's stream (set_stream); finish
@@ -151,9 +154,13 @@ private:
 /// transport is an nccl_transport, as a device_migration_plan<nccl_transport>'s); host
 /// containers still go over MPI. The communicator must outlive the plan's exchanges and hold
 /// the plan's ranks in the same order; std::invalid_argument otherwise. Local: every rank calls
-/// it (or none does).
+/// it (or none does). Deprecated, goes in the next release: NCCL is a transport type,
+/// device_migration_plan<nccl_transport> and device_halo_plan<nccl_transport> (plans whose
+/// destinations and ghost lists are in device memory, planned on the GPU).
 template <class Plan>
-void use_nccl(Plan& plan, const nccl_communicator& nccl) {
+[[deprecated("layout::mpi::use_nccl is deprecated: use layout::mpi::device_migration_plan or "
+             "device_halo_plan with layout::mpi::nccl_transport(nccl)")]] void
+use_nccl(Plan& plan, const nccl_communicator& nccl) {
     auto& st = detail::device_state_of(plan.pattern());
     int rank = -1, count = -1;
     detail::check_nccl(ncclCommUserRank(nccl.get(), &rank), "ncclCommUserRank", rank);

@@ -6,7 +6,8 @@
 ///     sort_by_bucket(n, dest)     kernel: bucket and count per rank; CUB: stable sort by bucket;
 ///                                 the counts read back (the one host wait)
 ///     agree_counts(...)           one MPI_Allreduce: the agreement, each rank's room and the
-///                                 count matrix (row s: what rank s sends to each rank)
+///                                 count matrix (row s: what rank s sends to each rank); with
+///                                 neighbours (halos), the agreement, then counts point to point
 ///     lay_out<T, S>(base)         the messages (one per peer, rank order, 16-byte padded) and
 ///                                 the pieces: what each kernel thread reads and writes
 ///     move<T, S>(dst, src, order) pack, transport, the elements that stay (on a forked stream,
@@ -38,6 +39,7 @@
 #include "agreement.hpp"
 #include "byte_buffer.hpp"
 #include "device_exchange_kernels.hpp"
+#include "peer_ranks.hpp"
 #include "receive_mode.hpp"
 
 #include <cub/device/device_radix_sort.cuh>
@@ -63,9 +65,12 @@ public:
     using slot = layout::cuda::workspace::slot;
     static constexpr unsigned block = layout::extension::cuda::block_size;
 
-    /// Collective over comm: the plan's id, agreed.
+    /// Collective over comm: the plan's id, agreed. With has_neighbours, the counts travel
+    /// only between this rank and its neighbours (symmetric lists, checked here; peer_ranks.hpp),
+    /// and only this rank's row and column of the count matrix are known (a halo's needs).
     device_exchange(MPI_Comm comm, Transport transport, layout::stream_ref stream,
-                    resource_ref resource, const char* function)
+                    resource_ref resource, const char* function,
+                    std::span<const int> neighbours = {}, bool has_neighbours = false)
         : comm_(comm), transport_(std::move(transport)), ws_(stream, resource),
           function_(function) {
         check(MPI_Comm_rank(comm, &rank_), "MPI_Comm_rank");
@@ -74,10 +79,19 @@ public:
         local.run([&] {
             if constexpr (requires { transport_.check_ranks(rank_, size_); })
                 transport_.check_ranks(rank_, size_);
+            local.problem = peers_.set(rank_, size_, neighbours, has_neighbours);
             // Everything kept on the host, so that nothing there grows after an agreement.
             counts_ = reinterpret_cast<unsigned long long*>(host_.reserve(host_bytes()));
             census_.reserve(ranks() + 3);
-            extra_.reserve(2 * ranks() + ranks() * ranks());
+            if (has_neighbours) {
+                extra_.reserve(2 * ranks());
+                peer_sent_.assign(peers_.count(), 0);
+                peer_received_.assign(peers_.count(), 0);
+                sent_.assign(ranks(), 0);
+                received_.assign(ranks(), 0);
+            } else {
+                extra_.reserve(2 * ranks() + ranks() * ranks());
+            }
             out_.reserve(ranks());
             in_.reserve(ranks());
             gathered_out_.reserve(ranks());
@@ -86,9 +100,21 @@ public:
             runs_.reserve(ranks());
             ws_.side(); // the stream the elements that stay move on, created before any exchange
         });
-        id_ = agree(comm_, rank_, operation::construct, local, next_plan_id(), 0, 0,
-                    /*check_plan=*/false);
+        id_ = agree(comm_, rank_, operation::construct, local, next_plan_id(), 0,
+                    has_neighbours ? 1 : 0, /*check_plan=*/false);
         next_plan_id() = id_ + 1;
+        peers_.check_symmetric(comm_);
+        if (has_neighbours) { // the counts' messages on a communicator of the plan's own
+            check(MPI_Comm_dup(comm_, &counts_comm_), "MPI_Comm_dup");
+            MPI_Comm_set_errhandler(counts_comm_, MPI_ERRORS_RETURN);
+        }
+    }
+    device_exchange(const device_exchange&) = delete;
+    device_exchange& operator=(const device_exchange&) = delete;
+    ~device_exchange() {
+        int finalized = 1;
+        MPI_Finalized(&finalized);
+        if (!finalized && counts_comm_ != MPI_COMM_NULL) MPI_Comm_free(&counts_comm_);
     }
 
     std::size_t ranks() const noexcept { return static_cast<std::size_t>(size_); }
@@ -175,6 +201,19 @@ public:
     void agree_counts(operation op, const local_outcome& local, std::int64_t signature,
                       std::size_t element_room) {
         const std::size_t P = ranks();
+        if (peers_.neighbour_mode()) { // the agreement alone, then the neighbours' counts
+            agree(comm_, rank_, op, local, id_, version_, signature, true);
+            for (std::size_t k = 0; k < peers_.count(); ++k)
+                peer_sent_[k] = sorted_count(static_cast<std::size_t>(peers_.rank(k)));
+            peers_.exchange(peer_sent_, peer_received_, counts_comm_);
+            std::fill(sent_.begin(), sent_.end(), std::size_t{0});
+            std::fill(received_.begin(), received_.end(), std::size_t{0});
+            for (std::size_t k = 0; k < peers_.count(); ++k) {
+                sent_[static_cast<std::size_t>(peers_.rank(k))] = peer_sent_[k];
+                received_[static_cast<std::size_t>(peers_.rank(k))] = peer_received_[k];
+            }
+            return;
+        }
         extra_.assign(2 * P + P * P, 0);
         if (local.ok()) {
             extra_[me()] = static_cast<std::int64_t>(element_room);
@@ -184,9 +223,19 @@ public:
         }
         agree(comm_, rank_, op, local, id_, version_, signature, true, extra_);
     }
-    /// What rank `from` sends to rank `to` (after agree_counts).
+    /// What rank `from` sends to rank `to` (after agree_counts; with neighbours, one of them
+    /// this rank).
     std::size_t count(std::size_t from, std::size_t to) const noexcept {
+        if (peers_.neighbour_mode()) return from == me() ? sent_[to] : received_[from];
         return static_cast<std::size_t>(extra_[2 * ranks() + from * ranks() + to]);
+    }
+    /// After sort_by_bucket: a rank that items were sorted to and that is not a neighbour, or -1.
+    int outside_neighbours() const noexcept {
+        if (peers_.neighbour_mode())
+            for (std::size_t r = 0; r < ranks(); ++r)
+                if (sorted_count(r) != 0 && peers_.slot_of(static_cast<int>(r)) == peers_.count())
+                    return static_cast<int>(r);
+        return -1;
     }
     std::size_t arriving(std::size_t r) const noexcept {
         std::size_t total = 0;
@@ -460,6 +509,9 @@ private:
     }
 
     MPI_Comm comm_;
+    MPI_Comm counts_comm_ = MPI_COMM_NULL; // with neighbours: their counts' messages
+    peer_ranks peers_;
+    std::vector<std::size_t> peer_sent_, peer_received_, sent_, received_; // with neighbours
     int rank_ = 0, size_ = 1;
     std::int64_t id_ = 0, version_ = 0;
     Transport transport_;
