@@ -389,6 +389,16 @@ private:
     /// senders), new mappings where an outgoing one outgrew the peer's: point to point, both
     /// sides knowing when from the message sizes.
     void grow(std::span<const message_range> out, std::span<const message_range> in) {
+        // Almost always nothing outgrows its block: return before anything is allocated.
+        const auto outgrows = [&](std::span<const message_range> messages, bool sent) {
+            for (const message_range& m : messages) {
+                if (m.bytes == 0 || m.rank == rank_) continue;
+                const peer& p = peers_[static_cast<std::size_t>(m.rank)];
+                if (m.bytes > (sent ? p.remote_capacity : p.landing_capacity)) return true;
+            }
+            return false;
+        };
+        if (!outgrows(out, true) && !outgrows(in, false)) return;
         std::vector<MPI_Request> requests;
         std::vector<handle_message> sent_handles, got_handles;
         std::vector<std::size_t> got_from, got_bytes;

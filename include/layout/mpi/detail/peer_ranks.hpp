@@ -93,9 +93,9 @@ public:
                   MPI_Comm comm) {
         static_assert(sizeof(std::size_t) == sizeof(std::uint64_t));
         if (!neighbour_mode_) {
-            check(MPI_Alltoall(sent.data(), 1, MPI_UINT64_T, received.data(), 1, MPI_UINT64_T,
-                               comm),
-                  "MPI_Alltoall (counts)", me_);
+            check(
+                MPI_Alltoall(sent.data(), 1, MPI_UINT64_T, received.data(), 1, MPI_UINT64_T, comm),
+                "MPI_Alltoall (counts)", me_);
             return;
         }
         requests_.clear();
