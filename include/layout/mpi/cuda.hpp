@@ -11,8 +11,9 @@
 /// (layout::extension::copy_leaves over the travelling leaves). The messages move through the
 /// device-planned plans' transport types (device_transport.hpp): cuda_aware_transport where the
 /// MPI library says it is CUDA-aware (Open MPI's MPIX_Query_cuda_support()), else
-/// staged_transport (pinned host buffers), or nccl_transport after use_nccl (nccl.hpp); start
-/// prepares and posts them, finish waits. The kernels and copies run on the exchange's stream
+/// staged_transport (pinned host buffers), or nccl_transport after use_nccl (nccl.hpp; it and
+/// set_device_path are deprecated: the device-planned plans take the transport as their type);
+/// start prepares and posts them, finish waits. The kernels and copies run on the exchange's stream
 /// (the container's; a view's, the default one; unless set_stream chose one): start waits for
 /// the packing before it sends; finish queues the unpacking and returns, so work queued after
 /// it on that stream sees the elements. scatter_add sums each owner's contributions in one

@@ -12,20 +12,21 @@
 /// update() sorts the exports by rank on the GPU (stable: each rank's ghosts arrive in the order
 /// of the sender's list, senders in rank order, self included), reads the counts back and agrees
 /// on them with the other ranks in one MPI_Allreduce (with neighbours named at construction: the
-/// agreement, then counts only to and from them, point to point). gather() resizes the container to owned +
-/// ghost_count() (the first time, or after an update) and writes the travelling fields of the
-/// ghosts: a kernel packs the exports into one message per peer, the transport moves them while
-/// exports to this rank itself (periodic images) are copied on a forked stream, and a kernel
-/// writes the arrivals. One host-side MPI_Allreduce a gather (the agreement; no host wait on the
-/// GPU), nothing allocated once warm. scatter_add is the reverse: the ghosts go back packed, and
-/// one thread an owner adds their values in the plan's order (grouped by owner once an update,
-/// on the GPU), as layout::mpi::halo_plan does on the host, bit for bit.
+/// agreement, then counts only to and from them, point to point). gather() resizes the container
+/// to owned + ghost_count() (the first time, or after an update) and writes the travelling fields
+/// of the ghosts: a kernel packs the exports into one message per peer, the transport moves them
+/// while exports to this rank itself (periodic images) are copied on a forked stream, and a
+/// kernel writes the arrivals. One host-side MPI_Allreduce a gather (the agreement; no host wait
+/// on the GPU), nothing allocated once warm. scatter_add is the reverse: the ghosts go back
+/// packed, and one thread an owner adds their values in the plan's order (grouped by owner once
+/// an update, on the GPU), as layout::mpi::halo_plan does on the host, bit for bit.
 ///
 /// Errors: an export naming an element past `owned`, a rank out of range or not a neighbour
-/// (update), neighbour lists that are not symmetric (construction), a container
-/// that is neither owned nor owned + ghost_count() long (gather; scatter_add: not owned +
-/// ghost_count()), ranks running different plans, updates, operations or fields: every rank throws layout::mpi::error before anything moves, and the
-/// container is as it was. At most 2^32 - 2 exports and owned elements per rank.
+/// (update), neighbour lists that are not symmetric (construction), a container that is neither
+/// owned nor owned + ghost_count() long (gather; scatter_add: not owned + ghost_count()), ranks
+/// running different plans, updates, operations or fields: every rank throws layout::mpi::error
+/// before anything moves, and the container is as it was. At most 2^32 - 2 exports and owned
+/// elements per rank.
 #pragma once
 
 #if !defined(__CUDACC__)

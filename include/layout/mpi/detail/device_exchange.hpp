@@ -413,7 +413,7 @@ public:
         }(std::make_index_sequence<wire_format<T, S>::count>{});
     }
 
-    // ---- the reverse of a halo's gather (scatter_add) --------------------------------------------
+    // ---- the reverse of a halo's gather (scatter_add) ----------------------------------------
 
     /// Bytes of the reverse exchange's outgoing and incoming messages at bytes_per_element: each
     /// rank sends back what it received (count(s, me) to s) and receives what it sent.
