@@ -23,9 +23,9 @@
 /// kernel reads whole AoS elements, or each travelling leaf (SoA's columns, AoSoA's runs of
 /// lanes, AoS's leaves), where they are, and the landing copy writes them where they go, its
 /// threads on consecutive chunks of the message (16 bytes, or a leaf's size), so each warp
-/// writes whole sectors to the peer. (The plans' pack kernels writing into
-/// the peers' blocks, a thread an element, left partial sectors, which NVLink carries as
-/// partial writes: measured slower.)
+/// writes whole sectors to the peer. (The plans' pack kernels writing into the peers' blocks, a
+/// thread an element, left partial sectors, which NVLink carries as partial writes: measured
+/// slower.)
 ///
 /// Handles travel over MPI: every rank's counters once (the constructor, collective over comm),
 /// and a landing block's again when a message outgrows it; both sides know each message's size,

@@ -6,8 +6,8 @@
 /// (exchange_gathered: IPC), each message's columns go straight from the source's leaves to the
 /// destination's, wherever the layout keeps them (SoA's columns, AoSoA's runs of lanes, AoS's
 /// leaves: leaf_columns.hpp). Elsewhere they arrive packed (one column per leaf) in one buffer
-/// and a kernel writes them in place. Every rank must receive the same way:
-/// with_mode puts the mode in the signature the plans' agreement compares.
+/// and a kernel writes them in place. Every rank must receive the same way: with_mode puts the
+/// mode in the signature the plans' agreement compares.
 ///
 /// SoA receiving in place through NCCL (one message per leaf and peer, straight into the
 /// columns) was measured and dropped: on 2 H200s it made the SoA migration 1.34x the
@@ -18,7 +18,6 @@
 #pragma once
 
 #include "../../extension.hpp"
-#include "../../view.hpp"
 #include "../fields.hpp"
 #include "leaf_columns.hpp"
 
