@@ -68,17 +68,6 @@ std::vector<char*> take_own_options(int argc, char** argv, std::array<int, 3>& p
 }
 
 #if defined(MD_MPI_GPU)
-/// Whether every rank runs on this node (ipc_transport reaches the GPUs of one node only).
-bool one_node() {
-    MPI_Comm node = MPI_COMM_NULL;
-    MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
-    int on_node = 0, ranks = 0;
-    MPI_Comm_size(node, &on_node);
-    MPI_Comm_free(&node);
-    MPI_Comm_size(MPI_COMM_WORLD, &ranks);
-    return on_node == ranks;
-}
-
 /// --device gpu: a GPU per rank where there are enough, else ranks share them.
 int run_gpu(const md::options& o, int ranks, std::array<int, 3> procs, bool overlap,
             const std::string& transport) {
@@ -99,7 +88,8 @@ int run_gpu(const md::options& o, int ranks, std::array<int, 3> procs, bool over
             return 0;
         });
     };
-    if (transport == "ipc" || (transport.empty() && one_node()))
+    if (transport == "ipc" ||
+        (transport.empty() && layout::mpi::ipc_transport::reaches_every_rank(MPI_COMM_WORLD)))
         return go(layout::mpi::ipc_transport(MPI_COMM_WORLD),
                   layout::mpi::ipc_transport(MPI_COMM_WORLD));
 #  if defined(MD_MPI_NCCL)

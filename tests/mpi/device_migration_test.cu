@@ -358,4 +358,61 @@ TEST_F(device_migration, ranks_with_different_layouts) {
     });
 }
 
+// A plan with neighbours (a ring: each rank and either side): over migrations whose sizes grow
+// and shrink, the same elements as the host plan's (counts point to point, room agreed); on 4
+// ranks or more, a destination two ranks away makes every rank throw and moves nothing; on 2 or
+// more, lists that are not symmetric make every rank throw at construction.
+template <class Layout, class Transport>
+void with_neighbours(Transport transport, cudaStream_t stream, const std::string& what) {
+    const int rank = mpi_test::world_rank(), size = mpi_test::world_size();
+    const layout::stream_ref s(stream);
+    const std::vector<int> neighbours = {(rank + 1) % size, (rank + size - 1) % size};
+    layout::mpi::device_migration_plan plan(MPI_COMM_WORLD, std::move(transport), neighbours, s);
+    host<lp::aos> model = elements(121, rank, 3000);
+    device<Layout> c(model, s);
+    std::uint64_t seed = 122;
+    for (std::size_t grow : {0, 40000, 0, 90000, 0}) {
+        // Ranks add elements between migrations, so the messages outgrow the transport's blocks.
+        const auto more = elements(++seed, rank, grow);
+        for (const Particle& p : more) model.push_back(p);
+        c = device<Layout>(model, s);
+        auto d = destinations(rank, size, model.size(), ++seed);
+        for (int& r : d)
+            if (r >= 0) r = (rank + r % 3 - 1 + size) % size; // this rank or either side
+        layout::mpi::migration_plan(MPI_COMM_WORLD, d).migrate(model);
+        const device_ints dd(layout::aos_vector<int>(d.begin(), d.end()), s);
+        plan.migrate(c, dd);
+        const host<lp::aos> got = c;
+        mpi_test::expect_elements(got, std::vector<Particle>(model.begin(), model.end()),
+                                  (what + ", grown by " + std::to_string(grow)).c_str());
+    }
+    if (size >= 4) {
+        const int wrong = size - 1;
+        auto d = destinations(rank, size, model.size(), 140);
+        for (int& r : d)
+            if (r >= 0) r = (rank + r % 3 - 1 + size) % size;
+        if (rank == wrong) d[17] = (rank + 2) % size;
+        const device_ints dd(layout::aos_vector<int>(d.begin(), d.end()), s);
+        every_rank_throws<layout::mpi::error>([&] { plan.migrate(c, dd); }, wrong,
+                                              "not one of this rank's neighbours");
+        const host<lp::aos> after = c;
+        mpi_test::expect_elements(after, std::vector<Particle>(model.begin(), model.end()),
+                                  (what + ", after a destination past the neighbours").c_str());
+    }
+}
+
+TEST_F(device_migration, with_neighbours_matches_the_host_plan) {
+    for_each_transport([&](auto transport, const char* name) {
+        with_neighbours<lp::soa>(std::move(transport), stream, std::string(name) + " soa");
+    });
+    for_each_transport([&](auto transport, const char* name) {
+        with_neighbours<lp::aos>(std::move(transport), stream, std::string(name) + " aos");
+    });
+    if (mpi_test::world_size() < 2) return;
+    mpi_test::expect_one_way_neighbours_refused([&](const std::vector<int>& neighbours) {
+        layout::mpi::device_migration_plan plan(
+            MPI_COMM_WORLD, layout::mpi::staged_transport(MPI_COMM_WORLD), neighbours, stream);
+    });
+}
+
 } // namespace

@@ -240,7 +240,7 @@ static_assert(mode_of<gathers_in_place, lp::soa> == md::receive_mode::columns);
 static_assert(mode_of<gathers_in_place, lp::soa, md::keys<&Particle::pos>> ==
               md::receive_mode::columns);
 static_assert(mode_of<gathers_in_place, lp::aos, md::keys<&Particle::pos>> ==
-              md::receive_mode::columns);
+              md::receive_mode::element_runs);
 static_assert(mode_of<gathers_in_place, lp::aosoa<8>> == md::receive_mode::columns);
 static_assert(mode_of<gathers_in_place, lp::aosoa<32>, md::keys<&Particle::pos>> ==
               md::receive_mode::columns);
@@ -249,6 +249,8 @@ static_assert(mode_of<gathers_in_place, lp::split<lp::aos, lp::soa, &Particle::p
 static_assert(md::with_mode(12345, md::receive_mode::packed) == 12345);
 static_assert(md::with_mode(12345, md::receive_mode::columns) !=
               md::with_mode(12345, md::receive_mode::elements));
+static_assert(md::with_mode(12345, md::receive_mode::columns) !=
+              md::with_mode(12345, md::receive_mode::element_runs));
 static_assert(md::with_mode(12345, md::receive_mode::elements) != 12345);
 static_assert(md::with_mode(12345, md::receive_mode::elements) > 0);
 
@@ -297,6 +299,60 @@ TEST(migrate, leaf_columns_address_every_value_of_every_layout) {
     leaf_columns_address_every_value<lp::aosoa<8>>(77);
     leaf_columns_address_every_value<lp::aosoa<32>>(77);
     leaf_columns_address_every_value<lp::aosoa<3>>(77);
+}
+
+// The columns of a gathered exchange of some leaves (gathered_columns): under AoS, runs of
+// travelling leaves next to each other in the element are one column (pos: x, y, z as one of 12
+// bytes; id, kind: 5 bytes, kind then padding); every travelling leaf of every element is inside
+// exactly one column's value, at its own address, and the columns weigh the wire's bytes.
+template <class L, class S>
+void gathered_columns_cover_every_leaf(std::size_t n, std::size_t expected_columns) {
+    using W = md::wire_format<Particle, S>;
+    const layout::vector<Particle, L> a(n);
+    layout::vector<Particle, L> b(n);
+    const auto from = a.view();
+    const auto to = b.view();
+    const auto columns = md::gathered_columns<column_address, W>(from, to);
+    EXPECT_EQ(columns.size(), expected_columns);
+    std::size_t bytes = 0;
+    for (const auto& c : columns) bytes += c.element;
+    EXPECT_EQ(bytes, W::bytes_per_element);
+    std::size_t wrong = 0;
+    [&]<std::size_t... Leaf>(std::index_sequence<Leaf...>) {
+        const auto leaf = [&]<std::size_t K>(std::integral_constant<std::size_t, K>) {
+            if (!W::travels[K]) return;
+            constexpr std::size_t size = sizeof(layout::leaf_t<Particle, K>);
+            for (std::size_t i = 0; i < n; ++i) {
+                const auto* want =
+                    reinterpret_cast<const std::byte*>(&from.storage().at(i).template leaf<K>());
+                const auto* want_to =
+                    reinterpret_cast<const std::byte*>(&to.storage().at(i).template leaf<K>());
+                std::size_t inside = 0;
+                for (const auto& c : columns) {
+                    const column_address dst{c.to, nullptr, c.element, c.lanes, c.block};
+                    const std::byte* v = c.value(i);
+                    if (want >= v && want + size <= v + c.element) {
+                        ++inside;
+                        wrong += dst.value(i) + (want - v) != want_to;
+                    }
+                }
+                wrong += inside != 1;
+            }
+        };
+        (leaf(std::integral_constant<std::size_t, Leaf>{}), ...);
+    }(std::make_index_sequence<layout::leaf_count_v<Particle>>{});
+    EXPECT_EQ(wrong, 0u);
+}
+TEST(migrate, gathered_columns_join_the_leaves_next_to_each_other_in_an_aos_element) {
+    using pos = md::keys<&Particle::pos>;
+    using id_kind_tag = md::keys<&Particle::id, &Particle::kind, &Particle::tag>;
+    using mass_cell = md::keys<&Particle::mass, &Particle::cell>;
+    gathered_columns_cover_every_leaf<lp::aos, pos>(45, 1);
+    gathered_columns_cover_every_leaf<lp::aos, id_kind_tag>(45, 2);
+    gathered_columns_cover_every_leaf<lp::aos, mass_cell>(45, 2);
+    gathered_columns_cover_every_leaf<lp::soa, pos>(45, 3);
+    gathered_columns_cover_every_leaf<lp::aosoa<8>, pos>(45, 3);
+    gathered_columns_cover_every_leaf<lp::aosoa<8>, id_kind_tag>(45, 3);
 }
 
 // ---- fields, overlap, neighbours -----------------------------------------------------------------

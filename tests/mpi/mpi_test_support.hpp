@@ -121,4 +121,17 @@ inline bool all_ranks(bool ok) {
     return v == 1;
 }
 
+/// make(neighbours) builds a plan whose neighbour lists are not symmetric (rank 0 names rank 1,
+/// which names no rank); every rank must throw layout::mpi::error saying so. Needs 2 ranks.
+template <class Make>
+void expect_one_way_neighbours_refused(Make make) {
+    const std::vector<int> one_way = world_rank() == 0 ? std::vector<int>{1} : std::vector<int>{};
+    try {
+        make(one_way);
+        ADD_FAILURE() << "rank " << world_rank() << " did not throw";
+    } catch (const layout::mpi::error& e) {
+        EXPECT_NE(std::string(e.what()).find("not symmetric"), std::string::npos) << e.what();
+    }
+}
+
 } // namespace mpi_test

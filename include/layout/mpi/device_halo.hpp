@@ -127,18 +127,20 @@ public:
             }
             const std::uint32_t* order = x_.sort_by_bucket(
                 n, detail::export_destination<I>{index.data(), rank.data(), owned});
-            if (x_.any_bad()) {
-                const std::size_t k = x_.first_bad_item();
-                local.problem = std::string(where) + ": export " + std::to_string(k) +
-                                (x_.first_bad_destination() == -2
-                                     ? " names an element past the " + std::to_string(owned) +
-                                           " owned ones (or a negative one)"
-                                     : " names rank " + std::to_string(x_.first_bad_destination()) +
-                                           ", out of range for a communicator of " +
-                                           std::to_string(x_.ranks()) + " ranks");
+            const detail::device_counts& counts = x_.counts();
+            if (counts.any_bad()) {
+                const std::size_t k = counts.first_bad_item();
+                local.problem =
+                    std::string(where) + ": export " + std::to_string(k) +
+                    (counts.first_bad_destination() == -2
+                         ? " names an element past the " + std::to_string(owned) +
+                               " owned ones (or a negative one)"
+                         : " names rank " + std::to_string(counts.first_bad_destination()) +
+                               ", out of range for a communicator of " +
+                               std::to_string(x_.ranks()) + " ranks");
                 return;
             }
-            if (const int r = x_.outside_neighbours(); r >= 0) {
+            if (const int r = counts.outside_neighbours(); r >= 0) {
                 local.problem = std::string(where) + ": an export names rank " + std::to_string(r) +
                                 ", which is not one of this rank's neighbours";
                 return;
@@ -155,7 +157,7 @@ public:
         x_.agree_counts(detail::operation::build, local, 0, 0);
         x_.next_version();
         owned_ = owned;
-        ghosts_ = x_.arriving(x_.me());
+        ghosts_ = x_.counts().arriving(x_.me());
         exports_ = n;
     }
 

@@ -1,7 +1,8 @@
 /// \file mpi/device_migration.hpp
 /// layout::mpi::device_migration_plan: moves the elements of a device container between ranks,
 /// each to the rank its destination names, with the destinations and all per-element work on the
-/// GPU. Only counts cross to the host: one small read-back and one MPI_Allreduce a migration.
+/// GPU. Only counts cross to the host: one small read-back and one MPI_Allreduce a migration (with
+/// neighbours, two small ones and the neighbours' counts point to point).
 ///
 ///     layout::mpi::nccl_communicator nccl(MPI_COMM_WORLD);          // one GPU per rank
 ///     layout::mpi::device_migration_plan plan(MPI_COMM_WORLD, layout::mpi::nccl_transport(nccl),
@@ -13,31 +14,34 @@
 ///         plan.migrate_by<&Particle::rank>(particles);
 ///     }
 ///
-/// Elements arrive ordered by source rank, then source index, self included: the same result
-/// every run and for every layout (a stable radix sort by destination on the GPU). Each
-/// migration: a kernel classifies and counts the destinations, CUB sorts the positions by
-/// destination (one pass up to 254 ranks), the counts come back to the host (the migration's one
-/// host wait), one MPI_Allreduce agrees on the outcome and carries every rank's counts, a kernel
-/// packs the leaving elements into one message per peer, the transport moves the messages while
-/// the elements that stay move from the old block into the new one (on a second stream forked
-/// from and joined back into the plan's, so the two overlap), and a kernel writes the elements
-/// that arrived after them; the new block then becomes the container's (double buffering, as a
-/// hand-written step does). Everything is ordered on the plan's stream, which must be the
-/// container's; scratch and messages stay in the plan's workspace from call to call, so a plan
-/// reused with sizes that fit allocates nothing.
+/// Elements arrive ordered by source rank, then source index, self included: the same result every
+/// run and for every layout (a stable radix sort by destination on the GPU). Each migration: a
+/// kernel classifies and counts the destinations, CUB sorts the positions by destination (one pass
+/// up to 254 ranks), the counts come back to the host (the migration's one host wait), one
+/// MPI_Allreduce agrees on the outcome and carries every rank's counts (with neighbours named at
+/// construction: the agreement, counts point to point with them, and a second small reduction on
+/// the room for what arrives), a kernel packs the leaving elements into one message per peer, the
+/// transport moves the messages while the elements that stay move from the old block into the new
+/// one (on a second stream forked from and joined back into the plan's, so the two overlap), and a
+/// kernel writes the elements that arrived after them; the new block then becomes the container's
+/// (double buffering, as a hand-written step does). Everything is ordered on the plan's stream,
+/// which must be the container's; scratch and messages stay in the plan's workspace from call to
+/// call, so a plan reused with sizes that fit allocates nothing.
 ///
 /// Every leaf travels (a migration in place needs them all); the wire format is that of
 /// layout::mpi::migration_plan (one column per leaf, per message), except through NCCL into AoS:
 /// whole elements, received straight into the new block, with no pass to unpack them; there
-/// every rank's container must be AoS, or none (else every rank throws). The transport is a type:
-/// nccl_transport (<layout/mpi/nccl.hpp>), staged_transport or cuda_aware_transport
-/// (<layout/mpi/device_transport.hpp>).
+/// every rank's container must be AoS, or none (else every rank throws); through IPC, the leaves
+/// are read and written where they are (<layout/mpi/ipc.hpp>). The transport is a type:
+/// nccl_transport (<layout/mpi/nccl.hpp>), ipc_transport (<layout/mpi/ipc.hpp>), staged_transport
+/// or cuda_aware_transport (<layout/mpi/device_transport.hpp>).
 ///
-/// Errors: a destination out of range, a destination count that differs from the container's
-/// size, ranks running different plans or element types, or a failure while preparing (a device
-/// error, a buffer that cannot grow): every rank throws layout::mpi::error (the rank whose own
-/// preparation threw rethrows its exception) before any element moves, and every container is
-/// as it was. At most 2^32 - 1 elements per rank and migration.
+/// Errors: a destination out of range (with neighbours: not one of them), a destination count
+/// that differs from the container's size, ranks running different plans or element types, or a
+/// failure while preparing (a device error, a buffer that cannot grow): every rank throws
+/// layout::mpi::error (the rank whose own preparation threw rethrows its exception) before any
+/// element moves, and every container is as it was. At most 2^32 - 1 elements per rank and
+/// migration.
 #pragma once
 
 #if !defined(__CUDACC__)
@@ -83,6 +87,15 @@ public:
     device_migration_plan(MPI_Comm comm, Transport transport, layout::stream_ref stream = {},
                           resource_ref resource = layout::cuda::device_memory::default_resource())
         : x_(comm, std::move(transport), stream, resource, function) {}
+    /// Collective over comm: elements go only to these ranks (and this one), whose counts alone
+    /// travel at each migration, point to point, where the plan without them reduces every
+    /// rank's over the communicator; a second small reduction then agrees that every rank has
+    /// room for what arrives (each rank knows only its own arrivals). Lists must be symmetric (b
+    /// names a where a names b): checked here, every rank throws otherwise.
+    device_migration_plan(MPI_Comm comm, Transport transport, std::span<const int> neighbours,
+                          layout::stream_ref stream = {},
+                          resource_ref resource = layout::cuda::device_memory::default_resource())
+        : x_(comm, std::move(transport), stream, resource, function, neighbours, true) {}
     device_migration_plan(const device_migration_plan&) = delete;
     device_migration_plan& operator=(const device_migration_plan&) = delete;
 
@@ -178,20 +191,26 @@ private:
                 return;
             }
             order = x_.sort_by_bucket(n, dest);
-            if (x_.any_bad()) {
+            if (x_.counts().any_bad()) {
                 local.problem = "layout::mpi::device_migration_plan: the destination of element " +
-                                std::to_string(x_.first_bad_item()) + " is " +
-                                std::to_string(x_.first_bad_destination()) +
+                                std::to_string(x_.counts().first_bad_item()) + " is " +
+                                std::to_string(x_.counts().first_bad_destination()) +
                                 ", out of range for a communicator of " +
                                 std::to_string(x_.ranks()) + " ranks (-1 drops an element)";
+                return;
+            }
+            if (const int r = x_.counts().outside_neighbours(); r >= 0) {
+                local.problem = "layout::mpi::device_migration_plan: an element's destination is "
+                                "rank " +
+                                std::to_string(r) + ", which is not one of this rank's neighbours";
                 return;
             }
             x_.reserve_outgoing(wire);
         });
         x_.agree_counts(detail::operation::device_migrate, local, signature, ws.element_room(c));
-        const std::size_t total = x_.arriving(x_.me());
-        // Room on every rank, or every rank grows and agrees again (nothing has moved yet).
-        if (!x_.every_rank_fits(wire)) {
+        const std::size_t total = x_.counts().arriving(x_.me());
+        // Room on every rank, or the ranks grow and agree again (nothing has moved yet).
+        if (x_.must_make_room(wire)) {
             detail::local_outcome grown;
             grown.run([&] {
                 ws.element_view(c, total);
@@ -201,11 +220,11 @@ private:
                           x_.id(), 0, signature);
         }
         x_.template lay_out<T, S>(0);
-        kept_ = x_.count(x_.me(), x_.me());
+        kept_ = x_.counts().count(x_.me(), x_.me());
         received_ = total - kept_;
         sent_ = 0;
         for (std::size_t r = 0; r < x_.ranks(); ++r)
-            if (r != x_.me()) sent_ += x_.count(x_.me(), r);
+            if (r != x_.me()) sent_ += x_.counts().count(x_.me(), r);
 
         const auto dst = ws.element_view(c, total); // fits: nothing allocated here
         x_.template move<T, S>(dst, layout::view<const T, L, M>(c.view()), order);

@@ -7,25 +7,25 @@
 ///     layout::mpi::device_migration_plan<layout::mpi::ipc_transport> migration(
 ///         MPI_COMM_WORLD, layout::mpi::ipc_transport(MPI_COMM_WORLD), stream);
 ///
-/// Each rank keeps in its own memory a landing block per peer, which that peer writes into, and
-/// two counters per peer: messages arrived from it, and messages of this rank's it has consumed.
-/// An exchange is three kernels on the stream and no host wait: one copies each message into its
-/// peer's landing block once the peer has consumed this rank's previous message, the last block
-/// of a message then raising the peer's arrival counter; one block waits for the messages to
-/// arrive; a kernel copies each landing block to its range of the receive buffer (exactly that
-/// range: the plans receive whole AoS elements in place) and raises the sender's consumed
-/// counter. A peer that never sends stalls the stream, not the host, as with NCCL.
+/// Each rank keeps in its own memory a landing block per peer, which that peer writes into, and two
+/// counters per peer: messages arrived from it, and messages of this rank's it has consumed. An
+/// exchange is three kernels on the stream and no host wait: one copies each message into its
+/// peer's landing block once the peer has consumed this rank's previous message, the last block of
+/// a message then raising the peer's arrival counter; one block waits for the messages to arrive;
+/// a kernel copies each landing block to its range of the receive buffer (exactly that range: the
+/// plans receive whole AoS elements in place) and raises the sender's consumed counter. A peer
+/// that never sends stalls the stream, not the host, as with NCCL.
 ///
 /// Why not NCCL alone: between GPUs of one node, a copy kernel moves halo-sized messages over
 /// NVLink in less time than NCCL's point-to-point kernels, with no NCCL communicator to build
 /// (device_migrate_bench_gpu's ipc rows; bench/results/gpu-2026-11-27-g). The plans' elements
 /// travel without pack or unpack kernel, send or receive buffer (exchange_gathered): the copy
-/// kernel reads whole AoS elements, or each travelling leaf (SoA's columns, AoSoA's runs of
-/// lanes, AoS's leaves), where they are, and the landing copy writes them where they go, its
-/// threads on consecutive chunks of the message (16 bytes, or a leaf's size), so each warp
-/// writes whole sectors to the peer. (The plans' pack kernels writing into the peers' blocks, a
-/// thread an element, left partial sectors, which NVLink carries as partial writes: measured
-/// slower.)
+/// kernel reads whole AoS elements, or each travelling leaf (SoA's columns, AoSoA's runs of lanes,
+/// AoS's leaves, those next to each other in the element as one value), where they are, and the
+/// landing copy writes them where they go, its threads on consecutive chunks of the message (16
+/// bytes, or a leaf's size), so each warp writes whole sectors to the peer. (The plans' pack
+/// kernels writing into the peers' blocks, a thread an element, left partial sectors, which NVLink
+/// carries as partial writes: measured slower.)
 ///
 /// Handles travel over MPI: every rank's counters once (the constructor, collective over comm),
 /// and a landing block's again when a message outgrows it; both sides know each message's size,
@@ -61,6 +61,9 @@ class ipc_transport {
 public:
     /// Collective over comm.
     explicit ipc_transport(MPI_Comm comm) : state_(std::make_unique<detail::ipc::state>(comm)) {}
+    /// Collective over comm: whether every rank of comm is on this node, as the transport needs
+    /// (where not, the constructor throws on every rank): a program's test before choosing it.
+    static bool reaches_every_rank(MPI_Comm comm) { return detail::ipc::on_one_node(comm); }
 
     /// exchange() queues everything on the stream and returns without waiting.
     static constexpr bool queues_on_stream = true;
@@ -78,7 +81,8 @@ public:
     /// c at c.from); element k of the message from in[m]'s rank is written as destination
     /// element in[m].first + k (at c.to). A message holds its columns one after another. The
     /// device-planned plans' whole AoS elements (one column) and travelling leaves (a column
-    /// each, in blocks where the layout keeps them so). No message to or from the rank itself.
+    /// each, in blocks where the layout keeps them so; AoS leaves next to each other in the
+    /// element as one column). No message to or from the rank itself.
     /// Throws std::invalid_argument, before anything moves, for a column it cannot address
     /// (values of 0 bytes; sizes past 32 bits; a block smaller than its lanes).
     void exchange_gathered(std::span<const gathered_column> columns, const std::uint32_t* order,

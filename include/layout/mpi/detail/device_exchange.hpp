@@ -1,13 +1,14 @@
 /// \file mpi/detail/device_exchange.hpp
 /// What the device-planned plans (device_migration.hpp, device_halo.hpp) share: device_exchange,
-/// which holds a plan's state and runs its steps (the kernels: device_exchange_kernels.hpp; how
-/// messages arrive: receive_mode.hpp):
+/// which holds a plan's state and runs its steps (who sends how many to whom:
+/// device_counts.hpp; the kernels: device_exchange_kernels.hpp; how messages arrive:
+/// receive_mode.hpp):
 ///
 ///     sort_by_bucket(n, dest)     kernel: bucket and count per rank; CUB: stable sort by bucket;
 ///                                 the counts read back (the one host wait)
 ///     agree_counts(...)           one MPI_Allreduce: the agreement, each rank's room and the
 ///                                 count matrix (row s: what rank s sends to each rank); with
-///                                 neighbours (halos), the agreement, then counts point to point
+///                                 neighbours, the agreement, then counts point to point
 ///     lay_out<T, S>(base)         the messages (one per peer, rank order, 16-byte padded) and
 ///                                 the pieces: what each kernel thread reads and writes
 ///     move<T, S>(dst, src, order) pack, transport, the elements that stay (on a forked stream,
@@ -37,21 +38,17 @@
 #include "../error.hpp"
 #include "../fields.hpp"
 #include "agreement.hpp"
-#include "byte_buffer.hpp"
+#include "device_counts.hpp"
 #include "device_exchange_kernels.hpp"
-#include "peer_ranks.hpp"
 #include "receive_mode.hpp"
 
-#include <cub/device/device_radix_sort.cuh>
 #include <cuda_runtime.h>
 #include <mpi.h>
 
 #include <algorithm>
-#include <bit>
 #include <cstddef>
 #include <cstdint>
 #include <span>
-#include <string>
 #include <type_traits>
 #include <utility>
 #include <vector>
@@ -79,19 +76,8 @@ public:
         local.run([&] {
             if constexpr (requires { transport_.check_ranks(rank_, size_); })
                 transport_.check_ranks(rank_, size_);
-            local.problem = peers_.set(rank_, size_, neighbours, has_neighbours);
+            local.problem = counts_.set(rank_, size_, neighbours, has_neighbours);
             // Everything kept on the host, so that nothing there grows after an agreement.
-            counts_ = reinterpret_cast<unsigned long long*>(host_.reserve(host_bytes()));
-            census_.reserve(ranks() + 3);
-            if (has_neighbours) {
-                extra_.reserve(2 * ranks());
-                peer_sent_.assign(peers_.count(), 0);
-                peer_received_.assign(peers_.count(), 0);
-                sent_.assign(ranks(), 0);
-                received_.assign(ranks(), 0);
-            } else {
-                extra_.reserve(2 * ranks() + ranks() * ranks());
-            }
             out_.reserve(ranks());
             in_.reserve(ranks());
             gathered_out_.reserve(ranks());
@@ -103,19 +89,10 @@ public:
         id_ = agree(comm_, rank_, operation::construct, local, next_plan_id(), 0,
                     has_neighbours ? 1 : 0, /*check_plan=*/false);
         next_plan_id() = id_ + 1;
-        peers_.check_symmetric(comm_);
-        if (has_neighbours) { // the counts' messages on a communicator of the plan's own
-            check(MPI_Comm_dup(comm_, &counts_comm_), "MPI_Comm_dup");
-            MPI_Comm_set_errhandler(counts_comm_, MPI_ERRORS_RETURN);
-        }
+        counts_.connect(comm_);
     }
     device_exchange(const device_exchange&) = delete;
     device_exchange& operator=(const device_exchange&) = delete;
-    ~device_exchange() {
-        int finalized = 1;
-        MPI_Finalized(&finalized);
-        if (!finalized && counts_comm_ != MPI_COMM_NULL) MPI_Comm_free(&counts_comm_);
-    }
 
     std::size_t ranks() const noexcept { return static_cast<std::size_t>(size_); }
     std::size_t me() const noexcept { return static_cast<std::size_t>(rank_); }
@@ -126,60 +103,19 @@ public:
     layout::cuda::workspace& workspace() noexcept { return ws_; }
     cudaStream_t stream() const noexcept { return layout::cuda::native(ws_.stream()); }
     std::size_t allocations() const noexcept {
-        return ws_.allocations() + host_.allocations() + transport_.allocations();
+        return ws_.allocations() + counts_.allocations() + transport_.allocations();
     }
 
-    // ---- counting -------------------------------------------------------------------------------
+    // ---- counting (device_counts.hpp) ------------------------------------------------------------
 
-    /// Sorts positions [0, n) by bucket (stable) into slot indices_alt, reads the counts back
-    /// and sets census_[b] to where bucket b starts (b in [0, ranks + 2]; the last is n).
-    /// Returns the order. n < 2^32 - 1.
+    /// Who sends how many to whom: after sort_by_bucket, this rank's sorted counts; after
+    /// agree_counts, the count matrix (or this rank's row and column, with neighbours).
+    const device_counts& counts() const noexcept { return counts_; }
+    /// Sorts positions [0, n) by destination (device_counts::sort_by_bucket) in the plan's
+    /// workspace; returns the order.
     template <class Destinations>
     const std::uint32_t* sort_by_bucket(std::size_t n, Destinations dest) {
-        namespace ext = layout::extension::cuda;
-        const cudaStream_t s = stream();
-        const auto count = static_cast<std::uint32_t>(n);
-        auto* bucket = ws_.get<std::uint32_t>(slot::keys, n);
-        auto* bucket_sorted = ws_.get<std::uint32_t>(slot::keys_alt, n);
-        auto* index = ws_.get<std::uint32_t>(slot::indices, n);
-        auto* order = ws_.get<std::uint32_t>(slot::indices_alt, n);
-        auto* counts = ws_.get<unsigned long long>(slot::counter, ranks() + 3);
-        layout::cuda::check(cudaMemsetAsync(counts, 0, host_bytes(), s), "cudaMemsetAsync");
-        if (n != 0) {
-            const std::size_t shared = (ranks() + 2) * sizeof(unsigned);
-            const bool shared_counts = shared <= 32 * 1024;
-            classify_kernel<<<ext::grid_size(n, block, function_), block,
-                              shared_counts ? shared : 0, s>>>(
-                dest, count, size_, bucket, index, counts, counts + ranks() + 2, shared_counts);
-            layout::cuda::check_launch(function_);
-            // Buckets 0..ranks+1: only their low bits take part (one pass for up to 254 ranks).
-            const int end_bit = std::bit_width(static_cast<unsigned>(size_ + 1));
-            std::size_t temp_bytes = 0;
-            layout::cuda::check(cub::DeviceRadixSort::SortPairs(nullptr, temp_bytes, bucket,
-                                                                bucket_sorted, index, order, count,
-                                                                0, end_bit, s),
-                                "cub::DeviceRadixSort::SortPairs");
-            void* temp = ws_.bytes(slot::temp, temp_bytes);
-            layout::cuda::check(cub::DeviceRadixSort::SortPairs(temp, temp_bytes, bucket,
-                                                                bucket_sorted, index, order, count,
-                                                                0, end_bit, s),
-                                "cub::DeviceRadixSort::SortPairs");
-        }
-        layout::cuda::check(
-            cudaMemcpyAsync(counts_, counts, host_bytes(), cudaMemcpyDeviceToHost, s),
-            "cudaMemcpyAsync (counts)");
-        layout::cuda::check(cudaStreamSynchronize(s), "cudaStreamSynchronize");
-        census_.assign(ranks() + 3, 0);
-        for (std::size_t b = 0; b + 1 < census_.size(); ++b)
-            census_[b + 1] = census_[b] + static_cast<long long>(counts_[b]);
-        return order;
-    }
-    /// After sort_by_bucket: whether an item's destination was out of range, and which item
-    /// (the first) and destination.
-    bool any_bad() const noexcept { return counts_[ranks() + 2] != 0; }
-    std::size_t first_bad_item() const noexcept { return ~counts_[ranks() + 2] >> 32; }
-    int first_bad_destination() const noexcept {
-        return static_cast<std::int32_t>(~counts_[ranks() + 2] & 0xffffffffu);
+        return counts_.sort_by_bucket(ws_, n, dest, function_);
     }
     /// Grows the outgoing slot for this rank's sorted counts at bytes_per_element: local, before
     /// the agreement (what only this rank's counts decide). None where the transport gathers.
@@ -187,60 +123,15 @@ public:
         if (gathers()) return;
         std::size_t bytes = 0;
         for (std::size_t r = 0; r < ranks(); ++r)
-            if (r != me()) bytes += message_bytes(bytes_per_element, sorted_count(r));
+            if (r != me()) bytes += message_bytes(bytes_per_element, counts_.sorted_count(r));
         ws_.bytes(slot::outgoing, bytes);
     }
-    /// Items sorted to destination r (after sort_by_bucket).
-    std::size_t sorted_count(std::size_t r) const noexcept {
-        return static_cast<std::size_t>(census_[r + 1] - census_[r]);
-    }
-
-    /// Collective: the agreement, with each rank's room for elements and incoming bytes and its
-    /// counts (census_, where local is ok) in the same reduction. Throws on every rank if any
-    /// rank's local outcome is not ok or the ranks disagree.
+    /// Collective: the plan's agreement with the counts (device_counts::agree), this rank's
+    /// room for elements (element_room) and for incoming bytes (the workspace's) in it.
     void agree_counts(operation op, const local_outcome& local, std::int64_t signature,
                       std::size_t element_room) {
-        const std::size_t P = ranks();
-        if (peers_.neighbour_mode()) { // the agreement alone, then the neighbours' counts
-            agree(comm_, rank_, op, local, id_, version_, signature, true);
-            for (std::size_t k = 0; k < peers_.count(); ++k)
-                peer_sent_[k] = sorted_count(static_cast<std::size_t>(peers_.rank(k)));
-            peers_.exchange(peer_sent_, peer_received_, counts_comm_);
-            std::fill(sent_.begin(), sent_.end(), std::size_t{0});
-            std::fill(received_.begin(), received_.end(), std::size_t{0});
-            for (std::size_t k = 0; k < peers_.count(); ++k) {
-                sent_[static_cast<std::size_t>(peers_.rank(k))] = peer_sent_[k];
-                received_[static_cast<std::size_t>(peers_.rank(k))] = peer_received_[k];
-            }
-            return;
-        }
-        extra_.assign(2 * P + P * P, 0);
-        if (local.ok()) {
-            extra_[me()] = static_cast<std::int64_t>(element_room);
-            extra_[P + me()] = static_cast<std::int64_t>(ws_.capacity(slot::incoming));
-            for (std::size_t r = 0; r < P; ++r)
-                extra_[2 * P + me() * P + r] = static_cast<std::int64_t>(sorted_count(r));
-        }
-        agree(comm_, rank_, op, local, id_, version_, signature, true, extra_);
-    }
-    /// What rank `from` sends to rank `to` (after agree_counts; with neighbours, one of them
-    /// this rank).
-    std::size_t count(std::size_t from, std::size_t to) const noexcept {
-        if (peers_.neighbour_mode()) return from == me() ? sent_[to] : received_[from];
-        return static_cast<std::size_t>(extra_[2 * ranks() + from * ranks() + to]);
-    }
-    /// After sort_by_bucket: a rank that items were sorted to and that is not a neighbour, or -1.
-    int outside_neighbours() const noexcept {
-        if (peers_.neighbour_mode())
-            for (std::size_t r = 0; r < ranks(); ++r)
-                if (sorted_count(r) != 0 && peers_.slot_of(static_cast<int>(r)) == peers_.count())
-                    return static_cast<int>(r);
-        return -1;
-    }
-    std::size_t arriving(std::size_t r) const noexcept {
-        std::size_t total = 0;
-        for (std::size_t s = 0; s < ranks(); ++s) total += count(s, r);
-        return total;
+        counts_.agree(comm_, op, local, id_, version_, signature, element_room,
+                      ws_.capacity(slot::incoming));
     }
     /// Bytes of the messages rank r receives into the incoming buffer, at bytes_per_element
     /// (none where they land in the destination itself).
@@ -248,23 +139,15 @@ public:
         if (mode_ != receive_mode::packed) return 0;
         std::size_t bytes = 0;
         for (std::size_t s = 0; s < ranks(); ++s)
-            if (s != r) bytes += message_bytes(bytes_per_element, count(s, r));
+            if (s != r) bytes += message_bytes(bytes_per_element, counts_.count(s, r));
         return bytes;
     }
-    std::size_t outgoing_bytes(std::size_t bytes_per_element) const noexcept {
-        std::size_t bytes = 0;
-        for (std::size_t r = 0; r < ranks(); ++r)
-            if (r != me()) bytes += message_bytes(bytes_per_element, count(me(), r));
-        return bytes;
-    }
-    /// Whether every rank had the room that agree_counts carried for what arrives there.
-    bool every_rank_fits(std::size_t bytes_per_element) const noexcept {
-        for (std::size_t r = 0; r < ranks(); ++r)
-            if (arriving(r) > static_cast<std::size_t>(extra_[r]) ||
-                incoming_bytes(r, bytes_per_element) >
-                    static_cast<std::size_t>(extra_[ranks() + r]))
-                return false;
-        return true;
+    /// Whether the ranks must make room and agree again before anything moves: some rank lacks
+    /// the room that agree_counts carried for what arrives there, or, with neighbours (each rank
+    /// knows only what arrives at itself), always.
+    bool must_make_room(std::size_t bytes_per_element) const {
+        return !counts_.every_rank_has_room(
+            [&](std::size_t r) { return incoming_bytes(r, bytes_per_element); });
     }
     /// The plan's version: a halo update makes a new one, so that a rank whose update failed or
     /// was skipped meets the others' exchanges as a mismatched plan.
@@ -293,7 +176,7 @@ public:
     // ---- moving ---------------------------------------------------------------------------------
 
     /// The messages and pieces of an exchange of wire_format<T, S> after agree_counts: item k of
-    /// the order (grouped by destination, census_[r] where r's begin) goes to its rank; what
+    /// the order (grouped by destination, counts().sorted_first(r) where r's begin) goes to its rank; what
     /// arrives from rank s (self included) lands at base + (what ranks before s send here).
     /// Gathered (gathers()), a message is its elements' positions in the order and in the
     /// destination (gathered_out_, gathered_in_). Else received in place
@@ -311,19 +194,18 @@ public:
         pieces_.clear();
         std::size_t out_bytes = 0, in_bytes = 0;
         for (std::size_t r = 0; r < P; ++r) {
-            const std::size_t k = count(me(), r);
+            const std::size_t k = counts_.count(me(), r);
             if (r == me() || k == 0) continue;
             if (gathered) {
-                gathered_out_.push_back(
-                    {static_cast<int>(r), static_cast<std::size_t>(census_[r]), k});
+                gathered_out_.push_back({static_cast<int>(r), counts_.sorted_first(r), k});
                 continue;
             }
             const std::size_t room = message_bytes(per_element, k);
             out_.push_back({static_cast<int>(r), out_bytes, in_place ? k * per_element : room});
             out_bytes += room;
         }
-        for (std::size_t s = 0, at = base; s < P; at += count(s, me()), ++s) {
-            const std::size_t k = count(s, me());
+        for (std::size_t s = 0, at = base; s < P; at += counts_.count(s, me()), ++s) {
+            const std::size_t k = counts_.count(s, me());
             if (s == me() || k == 0) continue;
             if (gathered) {
                 gathered_in_.push_back({static_cast<int>(s), at, k});
@@ -339,15 +221,15 @@ public:
         incoming_ = static_cast<std::byte*>(ws_.bytes(slot::incoming, in_bytes));
         for (std::size_t m = 0; m < out_.size(); ++m) {
             const auto r = static_cast<std::size_t>(out_[m].rank);
-            pieces_.push_back({0, count(me(), r), static_cast<std::uint64_t>(census_[r]), nullptr,
+            pieces_.push_back({0, counts_.count(me(), r), counts_.sorted_first(r), nullptr,
                                outgoing_ + out_[m].offset, 0});
         }
         pack_pieces_ = pieces_.size();
         self_ = {};
-        for (std::size_t s = 0, m = 0, at = base; s < P; at += count(s, me()), ++s) {
-            const std::size_t k = count(s, me());
+        for (std::size_t s = 0, m = 0, at = base; s < P; at += counts_.count(s, me()), ++s) {
+            const std::size_t k = counts_.count(s, me());
             if (s == me())
-                self_ = {at, k, static_cast<std::uint64_t>(census_[me()]), nullptr, nullptr, 0};
+                self_ = {at, k, counts_.sorted_first(me()), nullptr, nullptr, 0};
             else if (k != 0 && mode_ == receive_mode::packed) // what the unpacking kernel writes
                 pieces_.push_back({at, k, 0, incoming_ + in_[m++].offset, nullptr, 0});
         }
@@ -392,10 +274,8 @@ public:
                                              as_bytes(dst.storage().data), sizeof(T), 0, 0};
                 transport_.exchange_gathered(std::span(&column, 1), order, gathered_out_,
                                              gathered_in_, s);
-            } else if constexpr (gathers) { // receive_mode::columns: a column per leaf
-                using W = wire_format<T, S>;
-                const gathered_column columns[] = {
-                    leaf_column<gathered_column, W::leaves[K]>(src, dst)...};
+            } else if constexpr (gathers) { // columns, element_runs: the leaves where they are
+                const auto columns = gathered_columns<gathered_column, wire_format<T, S>>(src, dst);
                 transport_.exchange_gathered(std::span(columns), order, gathered_out_, gathered_in_,
                                              s);
             } else if constexpr (mode == receive_mode::elements) {
@@ -421,8 +301,8 @@ public:
         std::size_t out = 0, in = 0;
         for (std::size_t r = 0; r < ranks(); ++r)
             if (r != me()) {
-                out += message_bytes(bytes_per_element, count(r, me()));
-                in += message_bytes(bytes_per_element, count(me(), r));
+                out += message_bytes(bytes_per_element, counts_.count(r, me()));
+                in += message_bytes(bytes_per_element, counts_.count(me(), r));
             }
         return {out, in};
     }
@@ -441,8 +321,8 @@ public:
         pieces_.clear();
         runs_.clear();
         std::size_t out_at = 0, in_at = 0;
-        for (std::size_t s = 0, at = base; s < P; at += count(s, me()), ++s) {
-            const std::size_t k = count(s, me());
+        for (std::size_t s = 0, at = base; s < P; at += counts_.count(s, me()), ++s) {
+            const std::size_t k = counts_.count(s, me());
             if (k == 0) continue;
             if (s == me()) {
                 self_ghosts_ = at;
@@ -453,7 +333,7 @@ public:
             out_at += out_.back().bytes;
         }
         for (std::size_t r = 0; r < P; ++r) {
-            const std::size_t k = count(me(), r);
+            const std::size_t k = counts_.count(me(), r);
             if (k == 0) continue;
             const std::byte* message = nullptr;
             if (r != me()) {
@@ -461,8 +341,8 @@ public:
                 message = incoming_ + in_at;
                 in_at += in_.back().bytes;
             }
-            runs_.push_back(
-                {static_cast<std::uint32_t>(census_[r]), static_cast<std::uint32_t>(k), message});
+            runs_.push_back({static_cast<std::uint32_t>(counts_.sorted_first(r)),
+                             static_cast<std::uint32_t>(k), message});
         }
     }
     /// After lay_out_reverse<T, S>: packs the ghosts of src and moves the messages; the
@@ -485,7 +365,6 @@ public:
     std::size_t self_ghosts() const noexcept { return self_ghosts_; }
 
 private:
-    std::size_t host_bytes() const noexcept { return (ranks() + 3) * sizeof(unsigned long long); }
     template <class P>
     static auto as_bytes(P* p) noexcept {
         return reinterpret_cast<layout::extension::copy_const_t<P, std::byte>*>(p);
@@ -509,18 +388,12 @@ private:
     }
 
     MPI_Comm comm_;
-    MPI_Comm counts_comm_ = MPI_COMM_NULL; // with neighbours: their counts' messages
-    peer_ranks peers_;
-    std::vector<std::size_t> peer_sent_, peer_received_, sent_, received_; // with neighbours
     int rank_ = 0, size_ = 1;
     std::int64_t id_ = 0, version_ = 0;
     Transport transport_;
     layout::cuda::workspace ws_;
     const char* function_;
-    byte_buffer<layout::cuda::pinned_memory> host_;
-    unsigned long long* counts_ = nullptr; // pinned: per bucket, then the first bad item
-    std::vector<long long> census_;
-    std::vector<std::int64_t> extra_;
+    device_counts counts_;
     std::vector<message_range> out_, in_;
     std::vector<gathered_message> gathered_out_, gathered_in_;
     std::vector<piece> pieces_;

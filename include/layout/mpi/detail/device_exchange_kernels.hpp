@@ -79,6 +79,21 @@ __global__ void classify_kernel(Destinations dest, std::uint32_t n, int ranks,
     }
 }
 
+/// The last of entries [0, count) whose key(i) <= k, the keys ascending and key(0) <= k: the
+/// entry of a launch's table that thread or item k belongs to.
+template <class Key, class Value>
+__device__ unsigned last_at_or_below(unsigned count, Value k, Key key) {
+    unsigned lo = 0, hi = count;
+    while (hi - lo > 1) {
+        const unsigned mid = (lo + hi) / 2;
+        if (key(mid) <= k)
+            lo = mid;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
 /// A run of elements for the pack or assemble kernel: `count` elements that come from positions
 /// [from, from + count) of the sorted order (the old block), or, where message is set, from
 /// elements 0.. of that message; assemble writes them at [first, first + count) of the new
@@ -100,15 +115,7 @@ struct pieces {
 
     /// The piece of thread t: the last piece whose first thread is <= t.
     __device__ const piece& of(std::uint64_t t) const {
-        unsigned lo = 0, hi = count;
-        while (hi - lo > 1) {
-            const unsigned mid = (lo + hi) / 2;
-            if (p[mid].thread <= t)
-                lo = mid;
-            else
-                hi = mid;
-        }
-        return p[lo];
+        return p[last_at_or_below(count, t, [&](unsigned k) { return p[k].thread; })];
     }
 };
 
@@ -199,15 +206,7 @@ struct contribution_runs {
 
     /// The run of export k: the last whose first is <= k.
     __device__ const contribution_run& of(std::uint32_t k) const {
-        unsigned lo_run = 0, hi_run = count;
-        while (hi_run - lo_run > 1) {
-            const unsigned mid = (lo_run + hi_run) / 2;
-            if (r[mid].first <= k)
-                lo_run = mid;
-            else
-                hi_run = mid;
-        }
-        return r[lo_run];
+        return r[last_at_or_below(count, k, [&](unsigned i) { return r[i].first; })];
     }
 };
 

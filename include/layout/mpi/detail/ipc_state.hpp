@@ -1,9 +1,8 @@
 /// \file mpi/detail/ipc_state.hpp
-/// ipc_transport's state (<layout/mpi/ipc.hpp> says what the transport does): the landing blocks,
-/// the counters and the peers' mappings, made collectively at construction (connect) and grown
-/// point to point when a message outgrows its block (grow); exchange() queues the copy kernels
-/// of <layout/mpi/detail/ipc_kernels.hpp>. Kept at one address: the transport moves, this does
-/// not.
+/// ipc_transport's state (<layout/mpi/ipc.hpp> says what the transport does): the counters and
+/// the peers' mappings of them, made collectively at construction (connect), and the landing
+/// blocks (ipc_landing.hpp); exchange() queues the copy kernels of ipc_kernels.hpp. Kept at one
+/// address: the transport moves, this does not.
 #pragma once
 
 #if !defined(__CUDACC__)
@@ -15,14 +14,15 @@
 #include "../error.hpp"
 #include "agreement.hpp"
 #include "ipc_kernels.hpp"
+#include "ipc_landing.hpp"
 
 #include <cuda_runtime.h>
 #include <mpi.h>
 
 #include <algorithm>
-#include <bit>
 #include <cstddef>
 #include <cstdint>
+#include <cstdlib>
 #include <limits>
 #include <span>
 #include <stdexcept>
@@ -33,16 +33,17 @@
 namespace layout::mpi {
 namespace detail::ipc {
 
-/// The size of a landing block for a message of `bytes`: both sides compute it alike.
-inline std::size_t capacity_for(std::size_t bytes) {
-    return std::bit_ceil(std::max<std::size_t>(bytes, std::size_t{1} << 20));
+/// Collective over comm: whether every rank of comm shares this node (MPI_COMM_TYPE_SHARED).
+inline bool on_one_node(MPI_Comm comm) {
+    MPI_Comm node = MPI_COMM_NULL;
+    check(MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node),
+          "MPI_Comm_split_type");
+    int on_node = 0, ranks = 0;
+    MPI_Comm_size(node, &on_node);
+    MPI_Comm_free(&node);
+    MPI_Comm_size(comm, &ranks);
+    return on_node == ranks;
 }
-
-/// What an IPC handle message carries: the handle, or that the block could not be made.
-struct handle_message {
-    cudaIpcMemHandle_t handle;
-    int ok;
-};
 
 /// The transport's state, kept at one address (the transport moves, the state does not).
 class state {
@@ -79,12 +80,12 @@ public:
     void exchange(const std::byte* send, std::span<const message_range> out, std::byte* recv,
                   std::span<const message_range> in, cudaStream_t stream) {
         check_device();
-        grow(out, in);
+        landing_.grow(comm_, rank_, out, in, last_);
         spread(out, true);
         copies sends{};
         for (const message_range& m : out)
             if (m.bytes != 0 && m.rank != rank_)
-                queue_send(sends, m.rank, stream, [&](auto part) {
+                queue_message(sends, true, m.rank, stream, [&](auto part) {
                     part(copy{.from = send + m.offset, .bytes = m.bytes});
                 });
         launch(sends, true, stream);
@@ -101,7 +102,7 @@ public:
                     false, stream);
                 continue;
             }
-            queue_receive(receives, m.rank, stream,
+            queue_message(receives, false, m.rank, stream,
                           [&](auto part) { part(copy{.to = recv + m.offset, .bytes = m.bytes}); });
         }
         finish(receives, stream);
@@ -127,12 +128,12 @@ public:
         };
         as_ranges(out, out_ranges_);
         as_ranges(in, in_ranges_);
-        grow(out_ranges_, in_ranges_);
+        landing_.grow(comm_, rank_, out_ranges_, in_ranges_, last_);
         spread(out_ranges_, true);
         copies sends{};
         for (const gathered_message& g : out)
             if (g.count != 0)
-                queue_send(sends, g.rank, stream, [&](auto part) {
+                queue_message(sends, true, g.rank, stream, [&](auto part) {
                     for (const gathered_column& c : columns)
                         part(copy{.from = c.from,
                                   .bytes = g.count * c.element,
@@ -146,7 +147,7 @@ public:
         copies receives{};
         for (const gathered_message& g : in)
             if (g.count != 0)
-                queue_receive(receives, g.rank, stream, [&](auto part) {
+                queue_message(receives, false, g.rank, stream, [&](auto part) {
                     for (const gathered_column& c : columns)
                         part(c.lanes == 0 ? copy{.to = c.to + g.first * c.element,
                                                  .bytes = g.count * c.element}
@@ -177,7 +178,7 @@ public:
         exchange_gathered(std::span(&column, 1), order, out, in_messages_, stream);
     }
 
-    std::size_t allocations() const noexcept { return allocations_; }
+    std::size_t allocations() const noexcept { return 1 + landing_.allocations(); }
 
 private:
     void check_device() const {
@@ -211,21 +212,32 @@ private:
             std::clamp<std::size_t>((c.bytes + block_bytes_ - 1) / block_bytes_, 1, 1024));
     }
 
-    /// The copies of one message to peer r, into its landing block: parts(part) calls
-    /// part(copy) for each part in the message's order, the copy's source side set (from,
-    /// bytes; order and the column's addressing where it gathers). The message waits until the
-    /// peer has consumed this rank's previous one (the block is free; almost always so already),
-    /// its blocks waiting in the copy kernel.
+    /// The copies of one message between this rank and peer r through a landing block (into
+    /// the peer's where `send`, else out of this rank's): parts(part) calls part(copy) for each
+    /// part in the message's order with this rank's side set (a send's from and bytes, order and
+    /// the column's addressing where it gathers; a receive's to and bytes, the column's
+    /// addressing where it lands in blocks); the landing block's side is set here. A send waits
+    /// until the peer has consumed this rank's previous message (the block is free; almost
+    /// always so already), its blocks waiting in the copy kernel. (Two blocks a peer used in
+    /// turn, so that back to back a send need not wait for the copy out of the one before, were
+    /// no faster on 2 and 4 GPUs: bench/results/gpu-2026-11-28-k.) A receive waits until the
+    /// sender says it is there (one block waits, in wait_kernel: a copy's blocks waiting for a
+    /// slow peer would hold the SMs that work beside the exchange needs); its last block tells
+    /// the sender the block is free.
     template <class Parts>
-    void queue_send(copies& t, int rank, cudaStream_t stream, Parts parts) {
+    void queue_message(copies& t, bool send, int rank, cudaStream_t stream, Parts parts) {
         const auto P = static_cast<std::size_t>(size_), me = static_cast<std::size_t>(rank_);
         const auto r = static_cast<std::size_t>(rank);
         peer& p = peers_[r];
-        const counter previous = p.sent++;
-        // Each part at its place in the peer's block (twice: the blocks counted, then queued).
+        const counter n = send ? ++p.sent : ++p.received;
+        std::byte* const block = send ? landing_.outgoing(r) : landing_.incoming(r);
+        // Each part at its place in the block (twice: the blocks counted, then queued).
         std::size_t at = 0;
         const auto placed = [&](copy c) {
-            c.to = p.remote_landing + at;
+            if (send)
+                c.to = block + at;
+            else
+                c.from = block + at;
             at += padded(c.bytes);
             return c;
         };
@@ -234,45 +246,20 @@ private:
         at = 0;
         parts([&](const copy& part) {
             copy c = placed(part);
-            c.wait = flags_ + P + r;
-            c.wait_value = previous;
-            c.done = flags_ + 2 * P + r;
-            c.signal = p.remote_flags + me;
-            c.value = p.sent;
+            if (send) {
+                c.wait = flags_ + P + r;
+                c.wait_value = n - 1;
+                c.done = flags_ + 2 * P + r;
+                c.signal = p.remote_flags + me;
+            } else {
+                c.wait = flags_ + r;
+                c.wait_value = n;
+                c.done = flags_ + 3 * P + r;
+                c.signal = p.remote_flags + P + me;
+            }
+            c.value = n;
             c.message_blocks = blocks;
-            add(t, c, true, stream);
-        });
-    }
-    /// The copies of one message from peer r, out of its landing block: parts(part) calls
-    /// part(copy) for each part in the message's order, the copy's destination side set (to,
-    /// bytes; the column's addressing where it lands in blocks). It waits until the sender says
-    /// it is there (one block waits, in wait_kernel: a copy's blocks waiting for a slow peer
-    /// would hold the SMs that work beside the exchange needs); the last block tells the sender
-    /// its block is free.
-    template <class Parts>
-    void queue_receive(copies& t, int rank, cudaStream_t stream, Parts parts) {
-        const auto P = static_cast<std::size_t>(size_), me = static_cast<std::size_t>(rank_);
-        const auto r = static_cast<std::size_t>(rank);
-        peer& p = peers_[r];
-        ++p.received;
-        std::size_t at = 0;
-        const auto placed = [&](copy c) {
-            c.from = p.landing + at;
-            at += padded(c.bytes);
-            return c;
-        };
-        unsigned blocks = 0;
-        parts([&](const copy& c) { blocks += blocks_for(placed(c)); });
-        at = 0;
-        parts([&](const copy& part) {
-            copy c = placed(part);
-            c.wait = flags_ + r;
-            c.wait_value = p.received;
-            c.done = flags_ + 3 * P + r;
-            c.signal = p.remote_flags + P + me;
-            c.value = p.received;
-            c.message_blocks = blocks;
-            add(t, c, false, stream);
+            add(t, c, send, stream);
         });
     }
     /// A gathered exchange's column, checked before anything moves: values the copy kernel can
@@ -292,10 +279,6 @@ private:
     }
 
     struct peer {
-        std::byte* landing = nullptr; // in this rank's memory, written by the peer
-        std::size_t landing_capacity = 0;
-        std::byte* remote_landing = nullptr; // the peer's block for this rank's messages
-        std::size_t remote_capacity = 0;
         counter* remote_flags = nullptr; // the peer's counters
         counter sent = 0, received = 0;  // messages to and from the peer so far
     };
@@ -306,18 +289,13 @@ private:
         check(MPI_Comm_rank(comm_, &rank_), "MPI_Comm_rank");
         check(MPI_Comm_size(comm_, &size_), "MPI_Comm_size");
         peers_.resize(static_cast<std::size_t>(size_));
+        landing_.resize(peers_.size());
         out_ranges_.reserve(peers_.size());
         in_ranges_.reserve(peers_.size());
         in_messages_.reserve(peers_.size());
         local_outcome local;
         local.run([&] {
-            MPI_Comm node = MPI_COMM_NULL;
-            check(MPI_Comm_split_type(comm_, MPI_COMM_TYPE_SHARED, rank_, MPI_INFO_NULL, &node),
-                  "MPI_Comm_split_type");
-            int on_node = 0;
-            MPI_Comm_size(node, &on_node);
-            MPI_Comm_free(&node);
-            if (on_node != size_)
+            if (!on_one_node(comm_))
                 local.problem = "layout::mpi::ipc_transport: the ranks are on more than one node "
                                 "(CUDA IPC reaches the GPUs of one node only)";
         });
@@ -356,10 +334,9 @@ private:
         agree(comm_, rank_, operation::construct, opened, 0, 0, 0, /*check_plan=*/false);
     }
     void release() noexcept {
+        landing_.release();
         for (peer& p : peers_) {
-            if (p.remote_landing) cudaIpcCloseMemHandle(p.remote_landing);
             if (p.remote_flags) cudaIpcCloseMemHandle(p.remote_flags);
-            if (p.landing) cudaFree(p.landing);
             p = peer{};
         }
         if (flags_) cudaFree(flags_);
@@ -385,96 +362,6 @@ private:
                                     "differ from those it receives from itself");
     }
 
-    /// New landing blocks where an incoming message outgrew its block (their handles go to the
-    /// senders), new mappings where an outgoing one outgrew the peer's: point to point, both
-    /// sides knowing when from the message sizes.
-    void grow(std::span<const message_range> out, std::span<const message_range> in) {
-        // Almost always nothing outgrows its block: return before anything is allocated.
-        const auto outgrows = [&](std::span<const message_range> messages, bool sent) {
-            for (const message_range& m : messages) {
-                if (m.bytes == 0 || m.rank == rank_) continue;
-                const peer& p = peers_[static_cast<std::size_t>(m.rank)];
-                if (m.bytes > (sent ? p.remote_capacity : p.landing_capacity)) return true;
-            }
-            return false;
-        };
-        if (!outgrows(out, true) && !outgrows(in, false)) return;
-        std::vector<MPI_Request> requests;
-        std::vector<handle_message> sent_handles, got_handles;
-        std::vector<std::size_t> got_from, got_bytes;
-        sent_handles.reserve(in.size());
-        got_handles.reserve(out.size());
-        std::string failure;
-        for (const message_range& m : out) {
-            if (m.bytes == 0 || m.rank == rank_) continue;
-            peer& p = peers_[static_cast<std::size_t>(m.rank)];
-            if (m.bytes <= p.remote_capacity) continue;
-            got_handles.emplace_back();
-            got_from.push_back(static_cast<std::size_t>(m.rank));
-            got_bytes.push_back(m.bytes);
-            requests.emplace_back();
-            check(MPI_Irecv(&got_handles.back(), sizeof(handle_message), MPI_BYTE, m.rank, tag,
-                            comm_, &requests.back()),
-                  "MPI_Irecv", rank_);
-        }
-        for (const message_range& m : in) {
-            if (m.bytes == 0 || m.rank == rank_) continue;
-            peer& p = peers_[static_cast<std::size_t>(m.rank)];
-            if (m.bytes <= p.landing_capacity) continue;
-            handle_message h{};
-            if (failure.empty()) {
-                try {
-                    if (p.landing) layout::cuda::check(cudaFree(p.landing), "cudaFree");
-                    p.landing = nullptr;
-                    p.landing_capacity = 0;
-                    const std::size_t capacity = capacity_for(m.bytes);
-                    void* block = nullptr;
-                    layout::cuda::check(cudaMalloc(&block, capacity),
-                                        "cudaMalloc (ipc landing block)");
-                    p.landing = static_cast<std::byte*>(block);
-                    p.landing_capacity = capacity;
-                    ++allocations_;
-                    layout::cuda::check(cudaIpcGetMemHandle(&h.handle, block),
-                                        "cudaIpcGetMemHandle");
-                    h.ok = 1;
-                } catch (const std::exception& e) {
-                    failure = e.what();
-                }
-            }
-            sent_handles.push_back(h);
-            requests.emplace_back();
-            check(MPI_Isend(&sent_handles.back(), sizeof(handle_message), MPI_BYTE, m.rank, tag,
-                            comm_, &requests.back()),
-                  "MPI_Isend", rank_);
-        }
-        if (requests.empty()) return;
-        check(MPI_Waitall(static_cast<int>(requests.size()), requests.data(), MPI_STATUSES_IGNORE),
-              "MPI_Waitall", rank_);
-        for (std::size_t k = 0; k < got_handles.size() && failure.empty(); ++k) {
-            peer& p = peers_[got_from[k]];
-            if (!got_handles[k].ok)
-                throw error("layout::mpi::ipc_transport: rank " + std::to_string(got_from[k]) +
-                                " could not make the block this rank writes into",
-                            static_cast<int>(got_from[k]));
-            if (p.remote_landing) {
-                // This rank's last exchange is done, and with it every copy into the old block
-                // (each waited for the peer to consume the one before).
-                layout::cuda::check(cudaEventSynchronize(last_), "cudaEventSynchronize");
-                layout::cuda::check(cudaIpcCloseMemHandle(p.remote_landing),
-                                    "cudaIpcCloseMemHandle");
-                p.remote_landing = nullptr;
-                p.remote_capacity = 0;
-            }
-            void* remote = nullptr;
-            layout::cuda::check(cudaIpcOpenMemHandle(&remote, got_handles[k].handle,
-                                                     cudaIpcMemLazyEnablePeerAccess),
-                                "cudaIpcOpenMemHandle (a peer's landing block)");
-            p.remote_landing = static_cast<std::byte*>(remote);
-            p.remote_capacity = capacity_for(got_bytes[k]);
-        }
-        if (!failure.empty()) throw error(failure, rank_);
-    }
-
     void add(copies& t, copy c, bool in_blocks, cudaStream_t stream) {
         if (t.count == copies::capacity) launch(t, in_blocks, stream);
         c.first_block = t.count == 0 ? 0 : t.c[t.count - 1].first_block + t.c[t.count - 1].blocks;
@@ -495,10 +382,10 @@ private:
         t.count = 0;
     }
 
-    static constexpr int tag = 11;
     MPI_Comm comm_ = MPI_COMM_NULL;
     int rank_ = 0, size_ = 1, device_ = -1;
     std::vector<peer> peers_;
+    landing_blocks landing_;
     // exchange_gathered's messages as byte ranges (for grow), and the deprecated form's incoming
     // messages as elements: kept, so that nothing is allocated per exchange once warm.
     std::vector<message_range> out_ranges_, in_ranges_;
@@ -506,7 +393,6 @@ private:
     counter* flags_ = nullptr;
     cudaEvent_t last_ = nullptr; // recorded after each exchange
     cudaIpcMemHandle_t own_handle_{};
-    std::size_t allocations_ = 1;
     std::size_t wave_ = 1;            // copy blocks resident on the GPU at once
     std::size_t block_bytes_ = 16384; // what a copy block moves (spread)
 };

@@ -5,7 +5,8 @@
 /// no unpacking pass. Where the transport reads and writes elements where they are
 /// (exchange_gathered: IPC), each message's columns go straight from the source's leaves to the
 /// destination's, wherever the layout keeps them (SoA's columns, AoSoA's runs of lanes, AoS's
-/// leaves: leaf_columns.hpp). Elsewhere they arrive packed (one column per leaf) in one buffer
+/// leaves, those next to each other in the element as one column: leaf_columns.hpp; an AoS
+/// container's messages then differ from other layouts', hence a mode of their own). Elsewhere they arrive packed (one column per leaf) in one buffer
 /// and a kernel writes them in place. Every rank must receive the same way: with_mode puts the
 /// mode in the signature the plans' agreement compares.
 ///
@@ -31,6 +32,7 @@ enum class receive_mode : std::int64_t {
     packed = 1,   ///< into the incoming buffer, one message a peer; a kernel writes them in place
     elements = 2, ///< whole elements, one message a peer, into the destination's block
     columns = 3,  ///< the travelling leaves, one message a peer, into the destination's leaves
+    element_runs = 4, ///< as columns, but leaves next to each other in an AoS element as one
 };
 /// Whether a transport writes each received message where its range says, and nothing else
 /// (so that ranges may point into a container).
@@ -48,6 +50,8 @@ constexpr receive_mode receive_mode_of() {
         return receive_mode::packed;
     else if constexpr (std::is_same_v<S, every_leaf> && layout::extension::packed_elements_v<T, L>)
         return receive_mode::elements;
+    else if constexpr (gathers_v<Transport> && strided_elements_v<T, L>)
+        return receive_mode::element_runs;
     else if constexpr (gathers_v<Transport> && addressable_leaves_v<T, L>)
         return receive_mode::columns;
     else
