@@ -106,7 +106,7 @@ public:
         return ws_.allocations() + counts_.allocations() + transport_.allocations();
     }
 
-    // ---- counting (device_counts.hpp) ------------------------------------------------------------
+    // ---- counting (device_counts.hpp) -----------------------------------------------------------
 
     /// Who sends how many to whom: after sort_by_bucket, this rank's sorted counts; after
     /// agree_counts, the count matrix (or this rank's row and column, with neighbours).
@@ -176,13 +176,13 @@ public:
     // ---- moving ---------------------------------------------------------------------------------
 
     /// The messages and pieces of an exchange of wire_format<T, S> after agree_counts: item k of
-    /// the order (grouped by destination, counts().sorted_first(r) where r's begin) goes to its rank; what
-    /// arrives from rank s (self included) lands at base + (what ranks before s send here).
-    /// Gathered (gathers()), a message is its elements' positions in the order and in the
-    /// destination (gathered_out_, gathered_in_). Else received in place
-    /// (receive_mode::elements), a message is exactly its whole elements and its receive range
-    /// is where they land in the destination block (the offsets of in_ count from the block);
-    /// else it is padded to 16 bytes and lands in the incoming buffer.
+    /// the order (grouped by destination, counts().sorted_first(r) where r's begin) goes to its
+    /// rank; what arrives from rank s (self included) lands at base + (what ranks before s send
+    /// here). Gathered (gathers()), a message is its elements' positions in the order and in the
+    /// destination (gathered_out_, gathered_in_). Else received in place (receive_mode::elements),
+    /// a message is exactly its whole elements and its receive range is where they land in the
+    /// destination block (the offsets of in_ count from the block); else it is padded to 16 bytes
+    /// and lands in the incoming buffer.
     template <class T, class S>
     void lay_out(std::size_t base) {
         const std::size_t P = ranks(), per_element = wire_bytes<T, S>();

@@ -2,7 +2,7 @@
 /// The ranks a plan exchanges with, as slots: every rank of the communicator, or the named
 /// neighbours and the rank itself (ascending); and how per-slot counts travel between them: one
 /// MPI_Alltoall over every rank, or point to point with each neighbour only. The host-planned
-/// plans (plan_order.hpp) and the device-planned halo (device_exchange.hpp) share it.
+/// plans (plan_order.hpp) and the device-planned ones (device_counts.hpp) share it.
 #pragma once
 
 #include "../error.hpp"

@@ -1,14 +1,14 @@
 /// \file mpi/detail/receive_mode.hpp
-/// How the messages of a device-planned exchange arrive: where the transport writes each
-/// received message where it is told (NCCL, IPC) and the destination is AoS with every leaf
-/// travelling, the messages are whole elements and land in the destination's block itself, with
-/// no unpacking pass. Where the transport reads and writes elements where they are
-/// (exchange_gathered: IPC), each message's columns go straight from the source's leaves to the
-/// destination's, wherever the layout keeps them (SoA's columns, AoSoA's runs of lanes, AoS's
-/// leaves, those next to each other in the element as one column: leaf_columns.hpp; an AoS
-/// container's messages then differ from other layouts', hence a mode of their own). Elsewhere they arrive packed (one column per leaf) in one buffer
-/// and a kernel writes them in place. Every rank must receive the same way: with_mode puts the
-/// mode in the signature the plans' agreement compares.
+/// How the messages of a device-planned exchange arrive: where the transport writes each received
+/// message where it is told (NCCL, IPC) and the destination is AoS with every leaf travelling, the
+/// messages are whole elements and land in the destination's block itself, with no unpacking pass.
+/// Where the transport reads and writes elements where they are (exchange_gathered: IPC), each
+/// message's columns go straight from the source's leaves to the destination's, wherever the layout
+/// keeps them (SoA's columns, AoSoA's runs of lanes, AoS's leaves, those next to each other in the
+/// element as one column: leaf_columns.hpp; an AoS container's messages then differ from other
+/// layouts', hence a mode of their own). Elsewhere they arrive packed (one column per leaf) in one
+/// buffer and a kernel writes them in place. Every rank must receive the same way: with_mode puts
+/// the mode in the signature the plans' agreement compares.
 ///
 /// SoA receiving in place through NCCL (one message per leaf and peer, straight into the
 /// columns) was measured and dropped: on 2 H200s it made the SoA migration 1.34x the
@@ -32,7 +32,7 @@ enum class receive_mode : std::int64_t {
     packed = 1,   ///< into the incoming buffer, one message a peer; a kernel writes them in place
     elements = 2, ///< whole elements, one message a peer, into the destination's block
     columns = 3,  ///< the travelling leaves, one message a peer, into the destination's leaves
-    element_runs = 4, ///< as columns, but leaves next to each other in an AoS element as one
+    element_runs = 4, ///< as columns, leaves next to each other in an AoS element joined
 };
 /// Whether a transport writes each received message where its range says, and nothing else
 /// (so that ranges may point into a container).
