@@ -34,6 +34,7 @@
 #endif
 
 #include "../config.hpp"
+#include "../cuda/detail/radix_sort.hpp"
 #include "../cuda/error.hpp"
 #include "../cuda/memory.hpp"
 #include "../cuda/workspace.hpp"
@@ -46,7 +47,6 @@
 #include "error.hpp"
 #include "fields.hpp"
 
-#include <cub/device/device_radix_sort.cuh>
 #include <cuda_runtime.h>
 #include <mpi.h>
 
@@ -303,18 +303,14 @@ private:
         auto* item = ws.template get<std::uint32_t>(slot::indices_alt, n);
         if (n != 0) {
             constexpr const char* where = "layout::mpi::device_halo_plan::scatter_add";
-            detail::iota_kernel<<<layout::extension::cuda::grid_size(n, x_.block, where), x_.block,
-                                  0, s>>>(position, n);
+            layout::cuda::detail::iota_kernel<<<
+                layout::extension::cuda::grid_size(n, x_.block, where), x_.block, 0, s>>>(position,
+                                                                                          n);
             layout::cuda::check_launch(where);
             const int end_bit = std::max(1, static_cast<int>(std::bit_width(owned_)));
-            std::size_t temp_bytes = 0;
-            layout::cuda::check(cub::DeviceRadixSort::SortPairs(nullptr, temp_bytes, element, owner,
-                                                                position, item, n, 0, end_bit, s),
-                                "cub::DeviceRadixSort::SortPairs");
-            void* temp = ws.bytes(slot::temp, temp_bytes);
-            layout::cuda::check(cub::DeviceRadixSort::SortPairs(temp, temp_bytes, element, owner,
-                                                                position, item, n, 0, end_bit, s),
-                                "cub::DeviceRadixSort::SortPairs");
+            layout::cuda::detail::radix_sort_pairs(element, owner,
+                                                   static_cast<const std::uint32_t*>(position),
+                                                   item, n, 0, end_bit, ws, s);
         }
         owners_version_ = version();
     }

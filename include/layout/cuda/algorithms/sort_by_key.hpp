@@ -25,13 +25,13 @@
 #include "../detail/algorithm_checks.hpp"
 #include "../detail/device_ranges.hpp"
 #include "../detail/launch.hpp"
+#include "../detail/radix_sort.hpp"
 #include "../error.hpp"
 #include "../memory.hpp"
 #include "../workspace.hpp"
 #include "permute.hpp"
 #include "reorder.hpp"
 
-#include <cub/device/device_radix_sort.cuh>
 #include <cuda_runtime.h>
 
 #include <cstddef>
@@ -40,12 +40,6 @@
 
 namespace layout::cuda {
 namespace detail {
-
-template <class Index>
-__global__ void iota_kernel(Index* out, std::size_t n) {
-    const std::size_t i = std::size_t{blockIdx.x} * blockDim.x + threadIdx.x;
-    if (i < n) out[i] = static_cast<Index>(i);
-}
 
 /// Where a sort left the keys and the permutation (CUB's double buffers may end in either half).
 template <class Index, class U>
@@ -70,14 +64,7 @@ sorted_pairs<Index, U> sort_prepared_pairs(U* keys, U* keys_alt, Index* perm, In
     const auto count = static_cast<count_type>(n);
     cub::DoubleBuffer<U> k(keys, keys_alt);
     cub::DoubleBuffer<Index> v(perm, perm_alt);
-    std::size_t temp_bytes = 0;
-    check(cub::DeviceRadixSort::SortPairs(nullptr, temp_bytes, k, v, count, begin_bit, end_bit,
-                                          stream),
-          "cub::DeviceRadixSort::SortPairs");
-    void* temp = ws.bytes(workspace::slot::temp, temp_bytes);
-    check(
-        cub::DeviceRadixSort::SortPairs(temp, temp_bytes, k, v, count, begin_bit, end_bit, stream),
-        "cub::DeviceRadixSort::SortPairs");
+    radix_sort_pairs(k, v, count, begin_bit, end_bit, ws, stream);
     return {k.Current(), v.Current()};
 }
 
@@ -106,16 +93,10 @@ sorted_pairs<Index, U> sort_pairs(U* keys, bool keys_writable, std::size_t n, in
         return sort_prepared_pairs(keys, keys_alt, perm, perm_alt, n, begin_bit, end_bit, ws,
                                    stream, function);
     }
-    std::size_t temp_bytes = 0;
     iota_kernel<<<grid, block_size, 0, stream>>>(perm_alt, n);
     check_launch("layout::cuda::detail::iota_kernel");
-    check(cub::DeviceRadixSort::SortPairs(nullptr, temp_bytes, keys, keys_alt, perm_alt, perm,
-                                          count, begin_bit, end_bit, stream),
-          "cub::DeviceRadixSort::SortPairs");
-    void* temp = ws.bytes(workspace::slot::temp, temp_bytes);
-    check(cub::DeviceRadixSort::SortPairs(temp, temp_bytes, keys, keys_alt, perm_alt, perm, count,
-                                          begin_bit, end_bit, stream),
-          "cub::DeviceRadixSort::SortPairs");
+    radix_sort_pairs(static_cast<const U*>(keys), keys_alt, static_cast<const Index*>(perm_alt),
+                     perm, count, begin_bit, end_bit, ws, stream);
     return {keys_alt, perm};
 }
 

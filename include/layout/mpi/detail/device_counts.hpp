@@ -12,6 +12,7 @@
 #  error "layout/mpi/detail/device_counts.hpp needs a CUDA compiler (nvcc)"
 #endif
 
+#include "../../cuda/detail/radix_sort.hpp"
 #include "../../cuda/error.hpp"
 #include "../../cuda/memory.hpp"
 #include "../../cuda/workspace.hpp"
@@ -22,7 +23,6 @@
 #include "device_exchange_kernels.hpp"
 #include "peer_ranks.hpp"
 
-#include <cub/device/device_radix_sort.cuh>
 #include <cuda_runtime.h>
 #include <mpi.h>
 
@@ -107,16 +107,9 @@ public:
             layout::cuda::check_launch(function);
             // Buckets 0..ranks+1: only their low bits take part (one pass for up to 254 ranks).
             const int end_bit = std::bit_width(static_cast<unsigned>(size_ + 1));
-            std::size_t temp_bytes = 0;
-            layout::cuda::check(cub::DeviceRadixSort::SortPairs(nullptr, temp_bytes, bucket,
-                                                                bucket_sorted, index, order, count,
-                                                                0, end_bit, s),
-                                "cub::DeviceRadixSort::SortPairs");
-            void* temp = ws.bytes(slot::temp, temp_bytes);
-            layout::cuda::check(cub::DeviceRadixSort::SortPairs(temp, temp_bytes, bucket,
-                                                                bucket_sorted, index, order, count,
-                                                                0, end_bit, s),
-                                "cub::DeviceRadixSort::SortPairs");
+            layout::cuda::detail::radix_sort_pairs(
+                static_cast<const std::uint32_t*>(bucket), bucket_sorted,
+                static_cast<const std::uint32_t*>(index), order, count, 0, end_bit, ws, s);
         }
         layout::cuda::check(
             cudaMemcpyAsync(counts_, counts, host_bytes(), cudaMemcpyDeviceToHost, s),

@@ -240,11 +240,4 @@ __global__ void add_contributions_kernel(layout::view<T, L, M> dst,
     }
 }
 
-/// values[i] = i. (A template, as every kernel here: any translation unit may define it.)
-template <class Index>
-__global__ void iota_kernel(Index* LAYOUT_RESTRICT values, Index n) {
-    const Index i = blockIdx.x * blockDim.x + threadIdx.x;
-    if (i < n) values[i] = i;
-}
-
 } // namespace layout::mpi::detail
