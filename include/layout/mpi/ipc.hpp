@@ -9,12 +9,14 @@
 ///
 /// Each rank keeps in its own memory a landing block per peer, which that peer writes into, and two
 /// counters per peer: messages arrived from it, and messages of this rank's it has consumed. An
-/// exchange is three kernels on the stream and no host wait: one copies each message into its
-/// peer's landing block once the peer has consumed this rank's previous message, the last block of
-/// a message then raising the peer's arrival counter; one block waits for the messages to arrive;
-/// a kernel copies each landing block to its range of the receive buffer (exactly that range: the
-/// plans receive whole AoS elements in place) and raises the sender's consumed counter. A peer
-/// that never sends stalls the stream, not the host, as with NCCL.
+/// exchange is one kernel on the stream (two where its copies are too many for one launch) and
+/// no host wait: its first blocks copy each message into its peer's landing block once the peer
+/// has consumed this rank's previous message, the last block of a message then raising the peer's
+/// arrival counter; the blocks after them wait for the messages to arrive, copy each landing block
+/// to its range of the receive buffer (exactly that range: the plans receive whole AoS elements in
+/// place) and raise the sender's consumed counter. Blocks take their work in the order they start
+/// (a ticket), so the waiting ones never hold back a send. A peer that never sends stalls the
+/// stream, not the host, as with NCCL.
 ///
 /// Why not NCCL alone: between GPUs of one node, a copy kernel moves halo-sized messages over
 /// NVLink in less time than NCCL's point-to-point kernels, with no NCCL communicator to build

@@ -1,7 +1,6 @@
 /// \file mpi/detail/ipc_kernels.hpp
-/// The kernels of ipc_transport (ipc.hpp): copies between this GPU's memory and a peer's, each
-/// waiting for a counter before it starts and raising one when its last block is done, and a
-/// one-block kernel that waits for counters.
+/// The kernel of ipc_transport (ipc.hpp): copies between this GPU's memory and a peer's, each
+/// waiting for a counter before it starts and raising one when its last block is done.
 #pragma once
 
 #if !defined(__CUDACC__)
@@ -44,12 +43,19 @@ struct copy {
     unsigned element, lanes, block;
     std::size_t first; // the first value written, where `to` is a column in blocks
 };
+/// A launch's copies. Its blocks take the copies' blocks in the order of their tickets, drawn
+/// from *tickets (which counts every block of every launch: this launch's first is
+/// first_ticket), not in blockIdx order: every block with an earlier ticket has started, so one
+/// that waits for a peer never keeps an earlier one from running (see copy_kernel).
 struct copies {
     // 36 copies of 112 bytes: a launch's parameters stay under 4 KiB.
     static constexpr unsigned capacity = 36;
     copy c[capacity];
+    counter* tickets;
+    counter first_ticket;
     unsigned count;
 };
+static_assert(sizeof(copies) <= 4096, "a copy kernel's parameters stay under 4 KiB");
 
 inline constexpr unsigned copy_block = 256;
 
@@ -141,20 +147,28 @@ inline __device__ void wait_for(const copy& c) {
     while (flag.load(::cuda::memory_order_acquire) < c.wait_value) __nanosleep(64);
 }
 
-/// in_blocks: each block waits for its copy's counter (else wait_kernel did, before). (Kernels
-/// are templates so that every translation unit that includes this header may define them.)
+/// One launch's copies: a block draws a ticket, takes the copy whose blocks hold it, waits for
+/// that copy's counter (one thread polls: the counter is in this GPU's memory), then copies its
+/// share. The sends of an exchange come before its receives in a launch, so a receive's blocks,
+/// which wait for the peers, hold tickets after every send block's: those have started (or
+/// finished) and wait for nothing of this GPU's; blockIdx order would give no such promise.
+/// (Kernels are templates so that every translation unit that includes this header may define
+/// them.)
 template <class Copies>
-__global__ void copy_kernel(Copies t, bool in_blocks) {
+__global__ void copy_kernel(Copies t) {
+    __shared__ unsigned ticket;
+    if (threadIdx.x == 0)
+        ticket = static_cast<unsigned>(atomicAdd(t.tickets, counter{1}) - t.first_ticket);
+    __syncthreads();
     unsigned k = 0;
-    while (k + 1 < t.count && blockIdx.x >= t.c[k + 1].first_block) ++k;
+    while (k + 1 < t.count && ticket >= t.c[k + 1].first_block) ++k;
     const copy& c = t.c[k];
-    if (in_blocks && c.wait != nullptr) {
-        // One thread waits (the peer's counter is in this GPU's memory), the block after it.
+    if (c.wait != nullptr) {
         if (threadIdx.x == 0) wait_for(c);
         __syncthreads();
     }
     const std::size_t threads = std::size_t{c.blocks} * blockDim.x;
-    const std::size_t thread = std::size_t{blockIdx.x - c.first_block} * blockDim.x + threadIdx.x;
+    const std::size_t thread = std::size_t{ticket - c.first_block} * blockDim.x + threadIdx.x;
     auto run = [&]<class Chunk>(Chunk) {
         if (c.lanes != 0 && c.order != nullptr)
             gather_blocked<Chunk>(c, thread, threads);
@@ -190,13 +204,6 @@ __global__ void copy_kernel(Copies t, bool in_blocks) {
         ::cuda::atomic_ref<counter, ::cuda::thread_scope_system>(*c.signal).store(
             c.value, ::cuda::memory_order_release);
     }
-}
-
-/// One block waits for every copy's counter.
-template <class Copies>
-__global__ void wait_kernel(Copies t) {
-    for (unsigned k = threadIdx.x; k < t.count; k += blockDim.x)
-        if (t.c[k].wait != nullptr) wait_for(t.c[k]);
 }
 
 } // namespace layout::mpi::detail::ipc

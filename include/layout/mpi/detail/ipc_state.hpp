@@ -82,30 +82,33 @@ public:
         check_device();
         landing_.grow(comm_, rank_, out, in, last_);
         spread(out, true);
-        copies sends{};
+        copies t{};
+        std::size_t parts = 0;
         for (const message_range& m : out)
-            if (m.bytes != 0 && m.rank != rank_)
-                queue_message(sends, true, m.rank, stream, [&](auto part) {
+            if (m.bytes != 0 && m.rank != rank_) {
+                queue_message(t, true, m.rank, stream, [&](auto part) {
                     part(copy{.from = send + m.offset, .bytes = m.bytes});
                 });
-        launch(sends, true, stream);
+                ++parts;
+            }
+        for (const message_range& m : in) parts += m.bytes != 0;
+        end_of_sends(t, parts, stream);
         spread(in, false);
-        copies receives{};
         std::size_t to_self = 0;
         for (const message_range& m : in) {
             if (m.bytes == 0) continue;
             if (m.rank == rank_) { // to itself: the matching outgoing range, copied here
-                add(receives,
+                add(t,
                     copy{.from = send + self_offset(out, to_self++, m.bytes),
                          .to = recv + m.offset,
                          .bytes = m.bytes},
-                    false, stream);
+                    stream);
                 continue;
             }
-            queue_message(receives, false, m.rank, stream,
+            queue_message(t, false, m.rank, stream,
                           [&](auto part) { part(copy{.to = recv + m.offset, .bytes = m.bytes}); });
         }
-        finish(receives, stream);
+        finish(t, stream);
     }
     /// The messages' elements read and written where they are, column by column (see
     /// ipc_transport::exchange_gathered).
@@ -130,10 +133,10 @@ public:
         as_ranges(in, in_ranges_);
         landing_.grow(comm_, rank_, out_ranges_, in_ranges_, last_);
         spread(out_ranges_, true);
-        copies sends{};
+        copies t{};
         for (const gathered_message& g : out)
             if (g.count != 0)
-                queue_message(sends, true, g.rank, stream, [&](auto part) {
+                queue_message(t, true, g.rank, stream, [&](auto part) {
                     for (const gathered_column& c : columns)
                         part(copy{.from = c.from,
                                   .bytes = g.count * c.element,
@@ -142,12 +145,14 @@ public:
                                   .lanes = static_cast<unsigned>(c.lanes),
                                   .block = static_cast<unsigned>(c.block)});
                 });
-        launch(sends, true, stream);
+        std::size_t parts = 0;
+        for (const gathered_message& g : out) parts += g.count != 0 ? columns.size() : 0;
+        for (const gathered_message& g : in) parts += g.count != 0 ? columns.size() : 0;
+        end_of_sends(t, parts, stream);
         spread(in_ranges_, false);
-        copies receives{};
         for (const gathered_message& g : in)
             if (g.count != 0)
-                queue_message(receives, false, g.rank, stream, [&](auto part) {
+                queue_message(t, false, g.rank, stream, [&](auto part) {
                     for (const gathered_column& c : columns)
                         part(c.lanes == 0 ? copy{.to = c.to + g.first * c.element,
                                                  .bytes = g.count * c.element}
@@ -158,7 +163,7 @@ public:
                                                  .block = static_cast<unsigned>(c.block),
                                                  .first = g.first});
                 });
-        finish(receives, stream);
+        finish(t, stream);
     }
     /// The one-column form, its incoming messages as byte ranges of recv (deprecated in
     /// ipc_transport).
@@ -216,14 +221,15 @@ private:
     /// the peer's where `send`, else out of this rank's): parts(part) calls part(copy) for each
     /// part in the message's order with this rank's side set (a send's from and bytes, order and
     /// the column's addressing where it gathers; a receive's to and bytes, the column's
-    /// addressing where it lands in blocks); the landing block's side is set here. A send waits
-    /// until the peer has consumed this rank's previous message (the block is free; almost
-    /// always so already), its blocks waiting in the copy kernel. (Two blocks a peer used in
-    /// turn, so that back to back a send need not wait for the copy out of the one before, were
-    /// no faster on 2 and 4 GPUs: bench/results/gpu-2026-11-28-k.) A receive waits until the
-    /// sender says it is there (one block waits, in wait_kernel: a copy's blocks waiting for a
-    /// slow peer would hold the SMs that work beside the exchange needs); its last block tells
-    /// the sender the block is free.
+    /// addressing where it lands in blocks); the landing block's side is set here. Each copy's
+    /// blocks wait in the copy kernel: a send's until the peer has consumed this rank's previous
+    /// message (the block is free; almost always so already), a receive's until the sender says
+    /// it is there; a receive's last block tells the sender the block is free. (Two blocks a peer
+    /// used in turn, so that back to back a send need not wait for the copy out of the one
+    /// before, were no faster on 2 and 4 GPUs: bench/results/gpu-2026-11-28-k. One block
+    /// waiting for the receives in a kernel of its own, so that a slow peer held one SM rather
+    /// than a receive's blocks, cost every exchange a kernel boundary: 3 us of 36 for x, y, z
+    /// back to back on 4 GPUs, bench/results/gpu-2026-11-28-l.)
     template <class Parts>
     void queue_message(copies& t, bool send, int rank, cudaStream_t stream, Parts parts) {
         const auto P = static_cast<std::size_t>(size_), me = static_cast<std::size_t>(rank_);
@@ -259,7 +265,7 @@ private:
             }
             c.value = n;
             c.message_blocks = blocks;
-            add(t, c, send, stream);
+            add(t, c, stream);
         });
     }
     /// A gathered exchange's column, checked before anything moves: values the copy kernel can
@@ -273,8 +279,16 @@ private:
                                         std::to_string(c.lanes) + " lanes in blocks of " +
                                         std::to_string(c.block) + " bytes, that it cannot address");
     }
-    void finish(copies& receives, cudaStream_t stream) {
-        launch(receives, false, stream);
+    /// Between an exchange's sends and its receives (parts: the copies of both): the receives
+    /// join the sends' launch where all fit in one, which saves a kernel boundary (x, y, z back
+    /// to back on 4 GPUs: 0.032 against 0.035 ms); else they start a launch of their own (one
+    /// that ended among them made the rest wait for it: SoA's 8 leaves on 4 GPUs, 0.076 against
+    /// 0.070 ms; bench/results/gpu-2026-11-28-l).
+    void end_of_sends(copies& t, std::size_t parts, cudaStream_t stream) {
+        if (parts > copies::capacity) launch(t, stream);
+    }
+    void finish(copies& t, cudaStream_t stream) {
+        launch(t, stream);
         layout::cuda::check(cudaEventRecord(last_, stream), "cudaEventRecord");
     }
 
@@ -347,8 +361,9 @@ private:
 
     /// Counters in this rank's memory, written by the peers: [0, P) messages arrived from each
     /// rank, [P, 2P) messages of this rank's each rank has consumed, then the copy kernels'
-    /// finished-block counts, sends [2P, 3P) and receives [3P, 4P).
-    std::size_t flag_bytes() const { return 4 * peers_.size() * sizeof(counter); }
+    /// finished-block counts, sends [2P, 3P) and receives [3P, 4P), then the copy blocks'
+    /// tickets (4P).
+    std::size_t flag_bytes() const { return (4 * peers_.size() + 1) * sizeof(counter); }
 
     /// The k-th outgoing range to this rank itself: the k-th incoming one's bytes.
     std::size_t self_offset(std::span<const message_range> out, std::size_t k,
@@ -362,22 +377,21 @@ private:
                                     "differ from those it receives from itself");
     }
 
-    void add(copies& t, copy c, bool in_blocks, cudaStream_t stream) {
-        if (t.count == copies::capacity) launch(t, in_blocks, stream);
+    void add(copies& t, copy c, cudaStream_t stream) {
+        if (t.count == copies::capacity) launch(t, stream);
         c.first_block = t.count == 0 ? 0 : t.c[t.count - 1].first_block + t.c[t.count - 1].blocks;
         c.blocks = blocks_for(c);
         if (c.message_blocks == 0) c.message_blocks = c.blocks; // a message of one copy
         t.c[t.count++] = c;
     }
-    /// in_blocks: the copy's blocks wait for its counter, else one block before them.
-    static void launch(copies& t, bool in_blocks, cudaStream_t stream) {
+    /// The copies so far in one kernel, its blocks' tickets after every earlier launch's.
+    void launch(copies& t, cudaStream_t stream) {
         if (t.count == 0) return;
         const unsigned blocks = t.c[t.count - 1].first_block + t.c[t.count - 1].blocks;
-        if (!in_blocks) {
-            wait_kernel<<<1, 64, 0, stream>>>(t);
-            layout::cuda::check(cudaGetLastError(), "layout::mpi::ipc_transport (wait)");
-        }
-        copy_kernel<<<blocks, copy_block, 0, stream>>>(t, in_blocks);
+        t.tickets = flags_ + 4 * peers_.size();
+        t.first_ticket = tickets_;
+        tickets_ += blocks;
+        copy_kernel<<<blocks, copy_block, 0, stream>>>(t);
         layout::cuda::check(cudaGetLastError(), "layout::mpi::ipc_transport (copy)");
         t.count = 0;
     }
@@ -395,6 +409,7 @@ private:
     cudaIpcMemHandle_t own_handle_{};
     std::size_t wave_ = 1;            // copy blocks resident on the GPU at once
     std::size_t block_bytes_ = 16384; // what a copy block moves (spread)
+    counter tickets_ = 0;             // copy blocks launched so far (their tickets)
 };
 
 } // namespace detail::ipc
