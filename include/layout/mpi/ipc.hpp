@@ -16,7 +16,9 @@
 /// to its range of the receive buffer (exactly that range: the plans receive whole AoS elements in
 /// place) and raise the sender's consumed counter. Blocks take their work in the order they start
 /// (a ticket), so the waiting ones never hold back a send. A peer that never sends stalls the
-/// stream, not the host, as with NCCL.
+/// stream, not the host, as with NCCL. One transport's exchanges run one after another: on one
+/// stream (a plan's are), or on streams the caller orders, since they share the landing blocks,
+/// the counters and the tickets.
 ///
 /// Why not NCCL alone: between GPUs of one node, a copy kernel moves halo-sized messages over
 /// NVLink in less time than NCCL's point-to-point kernels, with no NCCL communicator to build
