@@ -13,9 +13,12 @@
 #include <cuda_runtime.h>
 
 #include <new>
-#include <source_location>
 #include <stdexcept>
 #include <string>
+#include <version>
+#if defined(__cpp_lib_source_location)
+#  include <source_location>
+#endif
 
 namespace layout::cuda {
 
@@ -42,7 +45,25 @@ private:
 };
 
 namespace detail {
-inline std::string where(const std::source_location& at) {
+#if defined(__cpp_lib_source_location)
+using source_location = std::source_location;
+#else
+/// Where std::source_location is missing: nvcc with clang 14 as its host compiler, whose
+/// libstdc++ 12 header needs a builtin clang 14 lacks. __builtin_FILE and __builtin_LINE in
+/// default arguments name the caller's line, as current() does.
+struct source_location {
+    static constexpr source_location current(const char* file = __builtin_FILE(),
+                                             unsigned line = __builtin_LINE()) noexcept {
+        return {file, line};
+    }
+    constexpr const char* file_name() const noexcept { return file; }
+    constexpr unsigned line() const noexcept { return line_number; }
+    const char* file;
+    unsigned line_number;
+};
+#endif
+
+inline std::string where(const source_location& at) {
     std::string file = at.file_name();
     const auto slash = file.find_last_of('/');
     if (slash != std::string::npos) file.erase(0, slash + 1);
@@ -52,7 +73,7 @@ inline std::string where(const std::source_location& at) {
 
 /// Throws layout::cuda::error unless code is cudaSuccess.
 inline void check(cudaError_t code, const char* call,
-                  const std::source_location& at = std::source_location::current()) {
+                  const detail::source_location& at = detail::source_location::current()) {
     if (code == cudaSuccess) return;
     throw error(code, std::string("layout: ") + call + " failed at " + detail::where(at) + ": " +
                           cudaGetErrorString(code) + " (" + cudaGetErrorName(code) + ")");
@@ -60,7 +81,7 @@ inline void check(cudaError_t code, const char* call,
 
 /// Checks the launch that just happened (configuration errors) without waiting for it.
 inline void check_launch(const char* kernel,
-                         const std::source_location& at = std::source_location::current()) {
+                         const detail::source_location& at = detail::source_location::current()) {
     check(cudaGetLastError(), kernel, at);
 }
 
