@@ -74,12 +74,6 @@ build=build/test
 # CPU seconds of the first build's tests; the sanitizer build applies 100k under ASan again).
 first=(-DCMAKE_BUILD_TYPE=Release -DCMAKE_CXX_FLAGS_RELEASE=-Og -DLAYOUT_HOST_BENCH_FLAGS=-Og
        -DLAYOUT_FUZZ_OPS=3000000 "${cuda[@]}" -DLAYOUT_BUILD_TESTS=ON)
-# g++ collects its garbage less often (from 2 GB of heap on, and when it has grown 400%):
-# iterator_test.cpp in 0.92x the CPU time (60.6 against 66.2 s, two runs each, interleaved), at
-# 2.5 GB of peak memory against 1.8. (CXXFLAGS from the environment are kept.)
-if "${CXX:-c++}" --version 2>/dev/null | grep -q "Free Software Foundation"; then
-    first+=("-DCMAKE_CXX_FLAGS=${CXXFLAGS:-} --param=ggc-min-expand=400 --param=ggc-min-heapsize=2097152")
-fi
 if [[ -n "$cuda_host" ]]; then
     CUDAHOSTCXX="$cuda_host" configure "$build" "${first[@]}"
 else
