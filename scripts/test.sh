@@ -52,10 +52,10 @@ configure() {
 # heaviest unit from 250 to 98 s, CI's CUDA half from 33 to 19 CPU-minutes. A machine
 # with a GPU builds for sm_90 at -O2 and runs the GPU tests.
 # There, clang++ is nvcc's host compiler too: with g++ the host half is a CUDA unit's largest
-# phase, and with clang 14 the first build's CUDA units took 0.74x the CPU time in CI (1293
-# against 1757 s, bench/results/local-2026-11-28-n/ci.md). g++ stays nvcc's host compiler for the checks through
-# nvcc (must-(not-)compile), the CMake consumer builds and on a GPU machine. Passed as CUDAHOSTCXX
-# to the first configure only (CMake 3.25's check_language(CUDA) drops
+# phase, and with clang 14 the first build's CUDA units took 0.74x the CPU time in CI
+# (bench/results/local-2026-11-28-n/ci.md). g++ stays nvcc's host compiler for the checks
+# through nvcc (must-(not-)compile), the CMake consumer builds and on a GPU machine. Passed as
+# CUDAHOSTCXX to the first configure only (CMake 3.25's check_language(CUDA) drops
 # -DCMAKE_CUDA_HOST_COMPILER).
 cuda=(-DCMAKE_CUDA_FLAGS_RELEASE=-O2)
 cuda_host=
