@@ -4,12 +4,13 @@
 # Optimized (-Og: g++'s optimization level for debugging, which inlines and optimizes but compiles
 # the tests in about 45% of -O2's time: vector_model_test.cpp 41 against 92 CPU seconds, the first
 # build 1267 against 1589), and without NDEBUG: asserts and layout's bounds checks stay on.
-# Then a second build, build/clang: the same tests (no examples, benchmarks or CUDA), compiled
+# Then a second build, build/clang: the tests again (no examples, benchmarks or CUDA), compiled
 # by clang++ (clang 14 on Debian 12, which rejects some code that g++ accepts), unoptimized,
 # under AddressSanitizer + UndefinedBehaviorSanitizer with leak checks on: the tests run there
-# (host tests with the differential fuzz tests on a smaller budget, must-not-compile tests with
+# (host tests, the differential fuzz tests on a smaller budget, must-not-compile tests with
 # clang's wording, the headers in one unit, README tests), but for those whose result does not
-# depend on the compiler, which run in the first build only (below).
+# depend on the compiler, which run in the first build only (below). tests/host's executables
+# run only there: the first build compiles them with g++ -fsyntax-only (LAYOUT_HOST_TESTS below).
 # One build serves both checks because clang compiles the instrumented tests in about 40% of
 # g++'s time (iterator_test.cpp: 66 against 171 s).
 # Then a third build, build/tsan: the two tests of the threaded host paths (for_each_index
@@ -47,10 +48,12 @@ configure() {
     cmake -S . -B "$dir" "${generator[@]}" "$@"
 }
 
-# Without a GPU the CUDA code is compiled to check it, not to run it: nvcc's front end and the
-# host compiler see every line, but unoptimized, and into PTX only (no ptxas). That takes the
-# heaviest unit from 250 to 98 s, CI's CUDA half from 33 to 19 CPU-minutes. A machine
-# with a GPU builds for sm_90 at -O2 and runs the GPU tests.
+# Without a GPU the CUDA code is compiled to check it, not to run it (LAYOUT_CUDA_CHECK_ONLY,
+# cmake/cuda_check_only.cmake): nvcc's front end sees every line, host and device, the host
+# compiler's front end the host code, and device code goes as far as NVVM IR (where calls from
+# device code to host functions are refused), unoptimized; no PTX, no host code generation, no
+# link (each CUDA executable is a script that exits 77: skipped). A machine with a GPU builds
+# for sm_90 at -O2 and runs the GPU tests.
 # There, clang++ is nvcc's host compiler too: with g++ the host half is a CUDA unit's largest
 # phase, and with clang 14 the first build's CUDA units took 0.74x the CPU time in CI
 # (bench/results/local-2026-11-28-n/ci.md). g++ stays nvcc's host compiler for the checks
@@ -62,7 +65,7 @@ cuda_host=
 if ! nvidia-smi -L >/dev/null 2>&1; then
     # LAYOUT_CUDA_BENCH_FLAGS emptied: the GPU examples' and benchmarks' -O3 too.
     cuda=(-DCMAKE_CUDA_FLAGS_RELEASE="-O0 -Xcicc -O0" -DCMAKE_CUDA_ARCHITECTURES=90-virtual
-          -DLAYOUT_CUDA_BENCH_FLAGS=)
+          -DLAYOUT_CUDA_BENCH_FLAGS= -DLAYOUT_CUDA_CHECK_ONLY=ON)
     if [[ "${LAYOUT_CLANG:-1}" != 0 ]]; then
         cuda_host="$(command -v clang++)"
     fi
@@ -74,6 +77,14 @@ build=build/test
 # CPU seconds of the first build's tests; the sanitizer build applies 100k under ASan again).
 first=(-DCMAKE_BUILD_TYPE=Release -DCMAKE_CXX_FLAGS_RELEASE=-Og -DLAYOUT_HOST_BENCH_FLAGS=-Og
        -DLAYOUT_FUZZ_OPS=3000000 "${cuda[@]}" -DLAYOUT_BUILD_TESTS=ON)
+# tests/host's executables run in build/clang (below), under ASan and UBSan: where that build is
+# on, g++ only compiles them here, -fsyntax-only (LAYOUT_HOST_TESTS=syntax_only: g++ must accept
+# every line and instantiation; code generation was 0.7x of their compile time).
+if [[ "${LAYOUT_CLANG:-1}" != 0 ]]; then
+    first+=(-DLAYOUT_HOST_TESTS=syntax_only)
+else
+    first+=(-DLAYOUT_HOST_TESTS=run)
+fi
 if [[ -n "$cuda_host" ]]; then
     CUDAHOSTCXX="$cuda_host" configure "$build" "${first[@]}"
 else
