@@ -5,8 +5,8 @@
 # compiler's front end, and the translation of device code into NVVM IR, where the device-side
 # errors are reported (a __host__ function called from device code, an identifier undefined in
 # device code): -rdc=true --generate-code=arch=compute_<arch>,code=lto_<arch>, and
-# -fsyntax-only for the host compiler. Left out: the device back end (IR to PTX, from a third to
-# two thirds of a unit's nvcc time at -O0), the host compiler's code generation, and the link (an
+# -fsyntax-only for the host compiler. Left out: the device back end (IR to PTX, half of the
+# heaviest unit's time even at -O0), the host compiler's code generation, and the link (an
 # executable of LTO IR objects needs a device link, which would generate the device code after
 # all). Each executable is instead a script that says why it cannot run and exits 77, so CTest
 # reports its tests as skipped, as they would be without a GPU anyway. The GPU machine builds

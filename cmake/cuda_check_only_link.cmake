@@ -1,4 +1,4 @@
-# The link step of a CUDA executable under LAYOUT_CUDA_CHECK_ONLY (see CMakeLists.txt), run as
+# The link step of a CUDA executable under LAYOUT_CUDA_CHECK_ONLY (cuda_check_only.cmake), run as
 # its RULE_LAUNCH_LINK: `cmake -P cuda_check_only_link.cmake -- <the link command...>`. Its objects
 # hold the device code as LTO IR, which only a device link (code generation for every kernel, the
 # cost the mode avoids) would turn into a program, so nothing is linked: the output (the argument
