@@ -4,19 +4,7 @@
 # file, so this creates it, empty, once the compile has succeeded: the build then counts the unit
 # as done and checks it again only when something it includes changes (the depfile, -MD, is
 # still written).
-set(command)
-set(output)
-math(EXPR last "${CMAKE_ARGC} - 1")
-foreach(i RANGE 4 ${last}) # after `cmake -P <script> --`
-    list(APPEND command "${CMAKE_ARGV${i}}")
-    if(CMAKE_ARGV${i} STREQUAL "-o" AND i LESS last)
-        math(EXPR next "${i} + 1")
-        set(output "${CMAKE_ARGV${next}}")
-    endif()
-endforeach()
-if(NOT output)
-    message(FATAL_ERROR "syntax_only_compile.cmake: no -o <output> in the compile command")
-endif()
+include(${CMAKE_CURRENT_LIST_DIR}/launcher_arguments.cmake)
 execute_process(COMMAND ${command} RESULT_VARIABLE result)
 if(NOT result EQUAL 0)
     # The compiler's own diagnostics came first; this only sets the exit status.
