@@ -1,4 +1,4 @@
-# Included by the launchers run as `cmake -P <launcher> -- <command...>` (syntax_only_compile.cmake,
+# Included by the launchers run as `cmake -P <launcher> -- <command...>` (check_only_compile.cmake,
 # cuda_check_only_link.cmake): sets `command` to the command they were given and `output` to its
 # argument after -o.
 set(command)

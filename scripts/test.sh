@@ -49,16 +49,15 @@ configure() {
 }
 
 # Without a GPU the CUDA code is compiled to check it, not to run it (LAYOUT_CUDA_CHECK_ONLY,
-# cmake/cuda_check_only.cmake): nvcc's front end sees every line, host and device, the host
-# compiler's front end the host code, and device code goes as far as NVVM IR (where calls from
-# device code to host functions are refused), unoptimized; no PTX, no host code generation, no
-# link (each CUDA executable is a script that exits 77: skipped). A machine with a GPU builds
-# for sm_90 at -O2 and runs the GPU tests.
-# There, clang++ is nvcc's host compiler too: with g++ the host half is a CUDA unit's largest
-# phase, and with clang 14 the first build's CUDA units took 0.74x the CPU time in CI
-# (bench/results/local-2026-11-28-n/ci.md). g++ stays nvcc's host compiler for the checks
-# through nvcc (must-(not-)compile), the CMake consumer builds and on a GPU machine. Passed as
-# CUDAHOSTCXX to the first configure only (CMake 3.25's check_language(CUDA) drops
+# cmake/cuda_check_only.cmake): nvcc's front end sees every line, host and device, and device
+# code goes as far as NVVM IR (where calls from device code to host functions are refused),
+# unoptimized; no PTX, no pass of the host compiler over nvcc's output, no link (each CUDA
+# executable is a script that exits 77: skipped). A machine with a GPU builds for sm_90 at -O2
+# and runs the GPU tests.
+# There, clang++ is nvcc's host compiler too, which then only preprocesses: a small unit in 0.91x
+# the time with g++ (bench/results/local-2026-11-28-p/ci.md). g++ stays nvcc's host compiler for
+# the checks through nvcc (must-(not-)compile), the CMake consumer builds and on a GPU machine.
+# Passed as CUDAHOSTCXX to the first configure only (CMake 3.25's check_language(CUDA) drops
 # -DCMAKE_CUDA_HOST_COMPILER).
 cuda=(-DCMAKE_CUDA_FLAGS_RELEASE=-O2)
 cuda_host=

@@ -4,6 +4,9 @@
 # also set: the first line that reports an error must match REGEX (the layout: message comes
 # first), and the whole output must be at most MAX_LINES non-empty lines.
 # EXPECT pass: passes only if the compiler succeeds.
+# With BATCH_DIR also set (nvcc's must-not-compile checks: batch.cmake), the diagnostics that the
+# batch compile attributed to SOURCE are checked first, in the same way; only where they are
+# missing or fall short is SOURCE compiled alone, and that compile decides.
 cmake_minimum_required(VERSION 3.21)
 
 if(NOT PARAMS)
@@ -15,26 +18,21 @@ include(${PARAMS})
 set(ENV{LC_ALL} C)
 set(ENV{LANG} C)
 
-execute_process(
-    COMMAND ${COMMAND} ${SOURCE}
-    RESULT_VARIABLE result
-    OUTPUT_VARIABLE output
-    ERROR_VARIABLE output)
-
 string(JOIN " " command ${COMMAND} ${SOURCE})
 
-if(EXPECT STREQUAL "pass")
-    if(NOT result EQUAL 0)
-        message(FATAL_ERROR "expected ${SOURCE} to compile, but it did not:\n${command}\n${output}")
-    endif()
-    message(STATUS "compiles, as expected: ${SOURCE}")
-elseif(EXPECT STREQUAL "fail")
+# Sets <problem> to what is wrong with a compile that should have failed (empty if nothing) and
+# <summary> to what was checked.
+function(check_failed_compile result output problem summary)
+    set(${summary} "${REGEX}" PARENT_SCOPE)
     if(result EQUAL 0)
-        message(FATAL_ERROR "expected ${SOURCE} NOT to compile, but it compiled:\n${command}")
+        set(${problem} "expected ${SOURCE} NOT to compile, but it compiled" PARENT_SCOPE)
+        return()
     endif()
     if(NOT output MATCHES "${REGEX}")
-        message(FATAL_ERROR "${SOURCE} failed to compile, but without the expected error\n"
-                            "expected (regex): ${REGEX}\n${command}\n${output}")
+        string(CONCAT message "${SOURCE} failed to compile, but without the expected error\n"
+                              "expected (regex): ${REGEX}")
+        set(${problem} "${message}" PARENT_SCOPE)
+        return()
     endif()
     if(MAX_LINES)
         string(REPLACE ";" "," lines "${output}")
@@ -49,18 +47,55 @@ elseif(EXPECT STREQUAL "fail")
             endif()
         endforeach()
         if(NOT first_error MATCHES "${REGEX}")
-            message(FATAL_ERROR "${SOURCE}: the first error is not the expected one\n"
-                                "expected (regex): ${REGEX}\nfirst error: ${first_error}\n"
-                                "${command}\n${output}")
+            string(CONCAT message "${SOURCE}: the first error is not the expected one\n"
+                                  "expected (regex): ${REGEX}\nfirst error: ${first_error}")
+            set(${problem} "${message}" PARENT_SCOPE)
+            return()
         endif()
         if(line_count GREATER MAX_LINES)
-            message(FATAL_ERROR "${SOURCE}: ${line_count} lines of compiler output, more than "
-                                "${MAX_LINES}: something past the first error still fails\n"
-                                "${command}\n${output}")
+            string(CONCAT message "${SOURCE}: ${line_count} lines of compiler output, more than "
+                                  "${MAX_LINES}: something past the first error still fails")
+            set(${problem} "${message}" PARENT_SCOPE)
+            return()
         endif()
-        set(REGEX "${REGEX}, first, in ${line_count} lines")
+        set(${summary} "${REGEX}, first, in ${line_count} lines" PARENT_SCOPE)
     endif()
-    message(STATUS "fails to compile with the expected error (${REGEX}): ${SOURCE}")
+    set(${problem} "" PARENT_SCOPE)
+endfunction()
+
+if(EXPECT STREQUAL "fail" AND BATCH_DIR)
+    get_filename_component(stem "${SOURCE}" NAME_WE)
+    if(EXISTS "${BATCH_DIR}/${stem}.out")
+        file(READ "${BATCH_DIR}/${stem}.out" output)
+        check_failed_compile(1 "${output}" problem summary)
+        if(NOT problem)
+            message(STATUS "fails to compile with the expected error (${summary}): ${SOURCE} "
+                           "(its diagnostics in the batch compile, ${BATCH_DIR}/${stem}.out)")
+            return()
+        endif()
+        message(STATUS "the batch compile's diagnostics fall short (${problem}); compiled alone")
+    else()
+        message(STATUS "no diagnostics of ${SOURCE} in the batch compile; compiled alone")
+    endif()
+endif()
+
+execute_process(
+    COMMAND ${COMMAND} ${SOURCE}
+    RESULT_VARIABLE result
+    OUTPUT_VARIABLE output
+    ERROR_VARIABLE output)
+
+if(EXPECT STREQUAL "pass")
+    if(NOT result EQUAL 0)
+        message(FATAL_ERROR "expected ${SOURCE} to compile, but it did not:\n${command}\n${output}")
+    endif()
+    message(STATUS "compiles, as expected: ${SOURCE}")
+elseif(EXPECT STREQUAL "fail")
+    check_failed_compile("${result}" "${output}" problem summary)
+    if(problem)
+        message(FATAL_ERROR "${problem}\n${command}\n${output}")
+    endif()
+    message(STATUS "fails to compile with the expected error (${summary}): ${SOURCE}")
 else()
     message(FATAL_ERROR "check.cmake: EXPECT must be fail or pass, not '${EXPECT}'")
 endif()
