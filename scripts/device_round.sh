@@ -18,6 +18,11 @@
 # ONLY=io builds and runs the HDF5 and Python tests alone (about 3 minutes from a cold machine):
 # log.txt and io.txt (their whole output) come back, with results.tgz.
 #   OUT=/some/dir ONLY=io bash scripts/device_round.sh
+# ONLY=host builds tests/host with the machine's g++ (CI compiles them with g++ -fsyntax-only and
+# runs them built by clang under ASan + UBSan only) and runs them, and the must-(not-)compile
+# checks (label compile-fail: g++ and nvcc, the latter in batches): log.txt and host.txt come
+# back, with results.tgz.
+#   OUT=/some/dir ONLY=host bash scripts/device_round.sh
 # The python3 on the PATH is the tests' interpreter (there, a venv with NumPy, h5py, CuPy,
 # PyTorch and pip's pybind11, whose CMake files are passed when it has them); where FindHDF5
 # finds no HDF5 (no h5cc on the PATH and nothing in the default paths), Ubuntu's serial HDF5 is
@@ -74,7 +79,10 @@ grep -E "layout: (HDF5|no HDF5|examples/python|no Python)" "$RES/configure.txt"
 help=$(cmake --build "$BUILD" --target help)
 io_targets=($(grep -oE '^(io_hdf5_test|gpu_io_hdf5_test|layout_columns|md_compare_checkpoint):' \
     <<<"$help" | tr -d :))
-if [[ "${ONLY:-}" == io ]]; then
+if [[ "${ONLY:-}" == host ]]; then
+    targets=($(grep -oE '^host_[a-z0-9_]+_test' <<<"$help" | sort -u))
+    BUILD_LIMIT=${BUILD_LIMIT:-360}
+elif [[ "${ONLY:-}" == io ]]; then
     if [[ ${#io_targets[@]} == 0 ]]; then
         echo "== no HDF5 or Python test targets in this configuration: nothing to run"
         tar czf "$OUT/results.tgz" -C "$RES" .
@@ -101,6 +109,17 @@ io_tests() {
     grep -E "Test +#[0-9]+: |tests passed|tests failed|\[  FAILED  \] [^0-9]|\[  SKIPPED \] [^ ]+$|python\.columns(_gpu)?: |SKIP:|h5py_check" \
         "$RES/io.txt" | sed -E 's/ \.{3,}/ /; s/\*\*\*/ /' | awk '!seen[$0]++' | head -80
 }
+if [[ "${ONLY:-}" == host ]]; then
+    run 120 host ctest --test-dir "$BUILD" -L '^host$' -R '^host_' -j "$(nproc)" --output-on-failure
+    run 120 compile_checks ctest --test-dir "$BUILD" -L '^compile-fail$' -j "$(nproc)" \
+        --output-on-failure
+    cat "$RES/compile_checks.txt" >> "$RES/host.txt"
+    grep -E "tests passed|tests failed|\*\*\*Failed" "$RES/host.txt" | head -30
+    cp "$RES/host.txt" "$OUT/"
+    tar czf "$OUT/results.tgz" -C "$RES" .
+    echo "== done, status $status"
+    exit $status
+fi
 if [[ "${ONLY:-}" == io ]]; then
     io_tests
     cp "$RES/io.txt" "$OUT/"
