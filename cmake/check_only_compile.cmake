@@ -11,8 +11,7 @@
 # (the depfile, -MD, is still written).
 include(${CMAKE_CURRENT_LIST_DIR}/launcher_arguments.cmake)
 if(";${command};" MATCHES ";-x;cu;")
-    string(REPLACE ";-c;" ";-cuda;" command ";${command};")
-    string(REGEX REPLACE "^;|;$" "" command "${command}")
+    list(TRANSFORM command REPLACE "^-c$" "-cuda")
 endif()
 execute_process(COMMAND ${command} RESULT_VARIABLE result)
 if(NOT result EQUAL 0)
