@@ -52,8 +52,9 @@ configure() {
 # cmake/cuda_check_only.cmake): nvcc's front end sees every line, host and device, and device
 # code goes as far as NVVM IR (where calls from device code to host functions are refused),
 # unoptimized; no PTX, no pass of the host compiler over nvcc's output, no link (each CUDA
-# executable is a script that exits 77: skipped). A machine with a GPU builds for sm_90 at -O2
-# and runs the GPU tests.
+# executable is a script that exits 77: skipped); the sources of a directory's executables with
+# the same settings are checked several in one nvcc run (cmake/cuda_check_groups.cmake). A machine
+# with a GPU builds for sm_90 at -O2, every unit on its own, and runs the GPU tests.
 # There, clang++ is nvcc's host compiler too, which then only preprocesses: a small unit in 0.91x
 # the time with g++ (bench/results/local-2026-11-28-p/ci.md). g++ stays nvcc's host compiler for
 # the checks through nvcc (must-(not-)compile), the CMake consumer builds and on a GPU machine.
