@@ -24,16 +24,6 @@
 set(LAYOUT_CUDA_CHECK_GROUP_SIZE 8 CACHE STRING
     "Most CUDA sources checked in one nvcc run under LAYOUT_CUDA_CHECK_ONLY (1: each alone)")
 
-# Sets <out> to the absolute path of <source> of <target>.
-function(layout_absolute_source target source out)
-    if(IS_ABSOLUTE "${source}")
-        set(${out} "${source}" PARENT_SCOPE)
-    else()
-        get_target_property(dir ${target} SOURCE_DIR)
-        set(${out} "${dir}/${source}" PARENT_SCOPE)
-    endif()
-endfunction()
-
 # Sets <out> to TRUE if <path> can share a unit with others (see above).
 function(layout_cuda_source_groupable path out)
     file(STRINGS "${path}" blockers
@@ -129,7 +119,7 @@ function(layout_group_cuda_checks)
         list(FILTER sources INCLUDE REGEX "\\.cu$")
         get_target_property(dir ${target} SOURCE_DIR)
         foreach(source IN LISTS sources)
-            layout_absolute_source(${target} "${source}" path)
+            cmake_path(ABSOLUTE_PATH source BASE_DIRECTORY "${dir}" OUTPUT_VARIABLE path)
             if("${dir}|${path}" IN_LIST seen)
                 list(APPEND shared "${dir}|${path}")
             endif()
