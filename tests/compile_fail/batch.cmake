@@ -1,22 +1,31 @@
-# nvcc's must-not-compile checks in a few compiles rather than one each:
+# Compile checks in a few compiles rather than one each:
 #   cmake -DPARAMS=<file> -P batch.cmake
-# PARAMS sets COMMAND (nvcc and its flags, a list, as check.cmake's), SOURCES (the cases) and DIR.
-# nvcc takes 3 to 7 s to refuse a file, nearly all of it in reading the headers; this reads them
-# once for all the cases. The unit of a round includes every header the cases include, then each
-# case in a namespace of its own:
+# PARAMS sets COMMAND (the compiler and its flags, a list, as check.cmake's), SOURCES (the cases),
+# DIR, EXPECT (fail, or pass: below) and, for fail, SPLIT (how the output divides into
+# diagnostics: `blank`, nvcc's blocks separated by blank lines; `error`, g++'s and clang's: each
+# error line with the lines before it back to the previous diagnostic, the include chain and
+# instantiation context, and its notes and source lines after it). A compiler spends most of a
+# check reading the headers (nvcc 3 to 7 s to refuse a file, 14 to compile one with
+# <layout/layout.hpp>; g++ and clang about 1 s); this reads them once for all the cases. The
+# unit of a round includes every header the cases include, then each case in a namespace of its
+# own:
 #     namespace layout_case_<stem> {
 #     #include "<case>"
 #     }
-# nvcc's front end reports each error with a path or a type that names its case (the case's line
-# that instantiated the failing template, or a type of its namespace). Its diagnostics are blocks
-# separated by blank lines: those that name a case go to DIR/<stem>.out, followed by those that
-# name none (nvcc's own lines), for that case's test (check.cmake). Once a unit has errors, the
-# front end leaves out the pending instantiations of function templates (a static_assert in a
-# class template fires at once, one in a member function's body only at the end of the unit), so
-# the cases that got no diagnostics go into another round, until a round names none of them.
+# A compiler reports each error with a path or a type that names its case (the case's line that
+# instantiated the failing template, or a type of its namespace): the diagnostics that name a case
+# go to DIR/<stem>.out, followed by those that name none (the compiler's own lines), for that
+# case's test (check.cmake). Once a unit has errors, a front end may leave out the pending
+# instantiations of function templates (nvcc's: a static_assert in a class template fires at
+# once, one in a member function's body only at the end of the unit), so the cases that got no
+# diagnostics go into another round, until a round names none of them.
 # A case that includes with "" (a path relative to itself) is left out. The batch only ever
 # confirms: a case with no diagnostics here, or whose diagnostics fall short of what its test
 # expects, is compiled alone by its test, and that compile decides.
+# EXPECT pass (nvcc's must-compile checks, whose whole compile takes longest): one round; if the
+# unit compiles, DIR/<stem>.passed for each case, which its test takes as its own compile. A case
+# that compiles only next to the others (a standard header that another case includes) still
+# fails its C++ compiler's check, which compiles it alone.
 cmake_minimum_required(VERSION 3.21)
 
 if(NOT PARAMS)
@@ -44,13 +53,52 @@ string(ASCII 1 semicolon)
 string(ASCII 2 open_bracket)
 string(ASCII 3 close_bracket)
 
-set(round 0)
-list(LENGTH pending count)
-while(count GREATER 1)
-    math(EXPR round "${round} + 1")
+# Sets <blocks> to the diagnostics of g++'s or clang's <output>, one an element: the lines before
+# an error line (include chain, instantiation context), the error line, then its notes and the
+# indented lines (source, caret) after them. A line that is none of these, after an error or a
+# note, starts the next diagnostic (g++ gives a note an instantiation context of its own: that
+# starts a block too, which names the same case).
+function(split_at_errors output blocks)
+    string(REPLACE "\n" ";" lines "${output}")
+    set(result)
+    set(block "")
+    set(in_tail FALSE) # after an error or a note line
+    foreach(line IN LISTS lines)
+        if(line STREQUAL "")
+            continue()
+        endif()
+        set(starts FALSE)
+        if(line MATCHES ": (fatal )?error: ")
+            set(starts ${in_tail})
+            set(in_tail TRUE)
+        elseif(line MATCHES ": note: ")
+            set(in_tail TRUE)
+        elseif(in_tail AND NOT line MATCHES "^[ \t]")
+            set(starts TRUE)
+            set(in_tail FALSE)
+        endif()
+        if(starts AND NOT block STREQUAL "")
+            list(APPEND result "${block}")
+            set(block "")
+        endif()
+        if(block STREQUAL "")
+            set(block "${line}")
+        else()
+            string(APPEND block "\n${line}")
+        endif()
+    endforeach()
+    if(NOT block STREQUAL "")
+        list(APPEND result "${block}")
+    endif()
+    set(${blocks} "${result}" PARENT_SCOPE)
+endfunction()
+
+# Compiles the unit DIR/round<round>.cpp of the cases <sources>; sets <result> and <output> to the
+# compiler's exit status and output (also in DIR/round<round>.log).
+function(compile_round round sources result output)
     set(includes)
     set(cases "")
-    foreach(source IN LISTS pending)
+    foreach(source IN LISTS sources)
         file(STRINGS "${source}" lines REGEX "^[ \t]*#[ \t]*include")
         list(APPEND includes ${lines})
         get_filename_component(stem "${source}" NAME_WE)
@@ -60,12 +108,39 @@ while(count GREATER 1)
     list(JOIN includes "\n" includes)
     set(unit "${DIR}/round${round}.cpp")
     file(WRITE "${unit}" "${includes}\n${cases}")
-    execute_process(COMMAND ${COMMAND} "${unit}" RESULT_VARIABLE result
-                    OUTPUT_VARIABLE output ERROR_VARIABLE output)
-    file(WRITE "${DIR}/round${round}.log" "${output}")
-    if(NOT result MATCHES "^[0-9]+$")
-        message(FATAL_ERROR "batch.cmake: could not run the compiler (${result}): ${COMMAND}")
+    execute_process(COMMAND ${COMMAND} "${unit}" RESULT_VARIABLE status
+                    OUTPUT_VARIABLE text ERROR_VARIABLE text)
+    file(WRITE "${DIR}/round${round}.log" "${text}")
+    if(NOT status MATCHES "^[0-9]+$")
+        message(FATAL_ERROR "batch.cmake: could not run the compiler (${status}): ${COMMAND}")
     endif()
+    set(${result} "${status}" PARENT_SCOPE)
+    set(${output} "${text}" PARENT_SCOPE)
+endfunction()
+
+if(EXPECT STREQUAL "pass")
+    list(LENGTH pending count)
+    if(count GREATER 1)
+        compile_round(1 "${pending}" result output)
+        if(result EQUAL 0)
+            foreach(source IN LISTS pending)
+                get_filename_component(stem "${source}" NAME_WE)
+                file(WRITE "${DIR}/${stem}.passed" "")
+            endforeach()
+            message(STATUS "${count} cases compile together (${DIR}/round1.cpp)")
+            return()
+        endif()
+    endif()
+    string(REPLACE ";" " " pending "${pending}")
+    message(STATUS "left to be compiled alone by their tests: ${pending}")
+    return()
+endif()
+
+set(round 0)
+list(LENGTH pending count)
+while(count GREATER 1)
+    math(EXPR round "${round} + 1")
+    compile_round(${round} "${pending}" result output)
     if(result EQUAL 0)
         break() # nothing left fails here: the tests compile those cases alone
     endif()
@@ -73,7 +148,11 @@ while(count GREATER 1)
     string(REPLACE ";" "${semicolon}" output "${output}")
     string(REPLACE "[" "${open_bracket}" output "${output}")
     string(REPLACE "]" "${close_bracket}" output "${output}")
-    string(REGEX MATCHALL "[^\n]+(\n[^\n]+)*" blocks "${output}")
+    if(SPLIT STREQUAL "error")
+        split_at_errors("${output}" blocks)
+    else()
+        string(REGEX MATCHALL "[^\n]+(\n[^\n]+)*" blocks "${output}")
+    endif()
     set(unnamed "")
     foreach(source IN LISTS pending)
         get_filename_component(stem "${source}" NAME_WE)
@@ -113,7 +192,8 @@ while(count GREATER 1)
     list(LENGTH pending before)
     list(LENGTH left count)
     math(EXPR named "${before} - ${count}")
-    message(STATUS "round ${round}: ${before} cases, ${named} with diagnostics (${unit})")
+    message(STATUS "round ${round}: ${before} cases, ${named} with diagnostics "
+                   "(${DIR}/round${round}.cpp)")
     if(named EQUAL 0)
         break()
     endif()

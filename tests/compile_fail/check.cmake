@@ -4,9 +4,10 @@
 # also set: the first line that reports an error must match REGEX (the layout: message comes
 # first), and the whole output must be at most MAX_LINES non-empty lines.
 # EXPECT pass: passes only if the compiler succeeds.
-# With BATCH_DIR also set (nvcc's must-not-compile checks: batch.cmake), the diagnostics that the
-# batch compile attributed to SOURCE are checked first, in the same way; only where they are
-# missing, older than SOURCE, or fall short is SOURCE compiled alone, and that compile decides.
+# With BATCH_DIR also set (batch.cmake), what the batch compile found is read first: for fail, the
+# diagnostics it attributed to SOURCE, checked in the same way; for pass, whether SOURCE compiled
+# there. Only where that is missing, older than SOURCE, or falls short is SOURCE compiled alone,
+# and that compile decides.
 cmake_minimum_required(VERSION 3.21)
 
 if(NOT PARAMS)
@@ -80,6 +81,15 @@ if(EXPECT STREQUAL "fail" AND BATCH_DIR)
         message(STATUS "no diagnostics of ${SOURCE} from a batch compile since it last changed; "
                        "compiled alone")
     endif()
+endif()
+
+if(EXPECT STREQUAL "pass" AND BATCH_DIR)
+    get_filename_component(stem "${SOURCE}" NAME_WE)
+    if(EXISTS "${BATCH_DIR}/${stem}.passed" AND NOT "${SOURCE}" IS_NEWER_THAN "${BATCH_DIR}/${stem}.passed")
+        message(STATUS "compiles, as expected: ${SOURCE} (with the other cases of ${BATCH_DIR})")
+        return()
+    endif()
+    message(STATUS "not compiled in a batch since it last changed; compiled alone")
 endif()
 
 execute_process(
