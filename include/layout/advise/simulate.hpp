@@ -17,17 +17,18 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
-#include <map>
 #include <utility>
 #include <vector>
 
 namespace layout::advisor::detail {
 
-/// Granules [first, last] that bytes [offset, offset + size) cover.
+/// Granules [first, last] that bytes [offset, offset + size) cover. The lists are sets (counted
+/// by count_granules, searched sorted): a granule the last call added already is not added again
+/// (consecutive elements of a stream share one; a fraction of the list to sort).
 inline void add_granules(std::vector<std::uint64_t>& out, std::size_t offset, std::size_t size,
                          std::size_t granule) {
     for (std::size_t g = offset / granule; g <= (offset + size - 1) / granule; ++g)
-        out.push_back(g);
+        if (out.empty() || out.back() != g) out.push_back(g);
 }
 
 /// Distinct granules, and the runs of consecutive ones they form.
@@ -214,14 +215,30 @@ double moved_bytes(const access_trace<T>& t, const std::vector<access_unit>& uni
     // Granules written in part, and not read: what a write there costs besides itself.
     auto partial = [&](const std::vector<std::pair<std::size_t, std::size_t>>& written,
                        std::vector<std::uint64_t> read) {
-        std::map<std::uint64_t, std::uint64_t> mask; // granule -> bytes written (granule <= 64)
+        // (granule, the bytes of it written as a bit mask: granule <= 64), or-ed into the last
+        // entry where consecutive writes share a granule, sorted by granule, then each granule's
+        // masks or-ed together.
+        std::vector<std::pair<std::uint64_t, std::uint64_t>> masks;
         for (const auto& [at, size] : written)
-            for (std::size_t b = at; b < at + size; ++b) mask[b / granule] |= 1ull << (b % granule);
+            for (std::size_t gr = at / granule; gr <= (at + size - 1) / granule; ++gr) {
+                const std::size_t lo = std::max(at, gr * granule) - gr * granule;
+                const std::size_t n = std::min(at + size, (gr + 1) * granule) - gr * granule - lo;
+                const std::uint64_t bytes = (n >= 64 ? ~0ull : (1ull << n) - 1) << lo;
+                if (!masks.empty() && masks.back().first == gr)
+                    masks.back().second |= bytes;
+                else
+                    masks.push_back({gr, bytes});
+            }
+        std::sort(masks.begin(), masks.end());
         std::sort(read.begin(), read.end());
         const std::uint64_t full = granule >= 64 ? ~0ull : (1ull << granule) - 1;
         std::vector<std::uint64_t> out;
-        for (const auto& [gr, mk] : mask)
+        for (std::size_t k = 0; k < masks.size();) {
+            const std::uint64_t gr = masks[k].first;
+            std::uint64_t mk = 0;
+            for (; k < masks.size() && masks[k].first == gr; ++k) mk |= masks[k].second;
             if (mk != full && !std::binary_search(read.begin(), read.end(), gr)) out.push_back(gr);
+        }
         return out;
     };
     auto count = [&](std::vector<std::uint64_t>& gs) {
