@@ -109,11 +109,15 @@ S from_bits(std::uint64_t u) {
     }
 }
 
+// The two functions below tie each element once (leaf<L> ties the whole element for one leaf:
+// the comparisons took half of the fuzz tests' time unoptimized, under the sanitizers).
+
 /// Every leaf equal bit for bit (so NaN payloads and -0.0 count; padding does not).
 template <class T>
 bool same_bits(const T& a, const T& b) {
+    const leaf_tuple<T> ta = layout_test::tie(a), tb = layout_test::tie(b);
     return [&]<std::size_t... L>(std::index_sequence<L...>) {
-        return ((bits_of(leaf<L>(a)) == bits_of(leaf<L>(b))) && ...);
+        return ((bits_of(std::get<L>(ta)) == bits_of(std::get<L>(tb))) && ...);
     }(std::make_index_sequence<leaves<T>>{});
 }
 
@@ -121,10 +125,11 @@ bool same_bits(const T& a, const T& b) {
 /// this one has no trouble with NaN.
 template <class T>
 bool bits_less(const T& a, const T& b) {
+    const leaf_tuple<T> ta = layout_test::tie(a), tb = layout_test::tie(b);
     bool result = false;
     [&]<std::size_t... L>(std::index_sequence<L...>) {
-        (void)((bits_of(leaf<L>(a)) != bits_of(leaf<L>(b))
-                    ? (result = bits_of(leaf<L>(a)) < bits_of(leaf<L>(b)), true)
+        (void)((bits_of(std::get<L>(ta)) != bits_of(std::get<L>(tb))
+                    ? (result = bits_of(std::get<L>(ta)) < bits_of(std::get<L>(tb)), true)
                     : false) ||
                ...);
     }(std::make_index_sequence<leaves<T>>{});
