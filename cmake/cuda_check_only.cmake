@@ -15,7 +15,7 @@
 # bench/results/local-2026-11-28-o/ci.md and bench/results/local-2026-11-28-p/ci.md.
 #
 # Where several executables' sources can be checked in one nvcc run, they are
-# (cuda_check_groups.cmake).
+# (check_groups.cmake).
 #
 # Applied to every executable and object library with a .cu source, once the whole project is
 # configured (a deferred call), so that no target has to ask for it. Left as they are: shared
@@ -26,7 +26,7 @@
 option(LAYOUT_CUDA_CHECK_ONLY
        "Compile the CUDA executables to check them, without code generation or linking" OFF)
 
-include(${CMAKE_CURRENT_LIST_DIR}/cuda_check_groups.cmake)
+include(${CMAKE_CURRENT_LIST_DIR}/check_groups.cmake)
 
 # The targets defined in <dir> and the directories below it.
 function(layout_targets_below dir out)
@@ -45,8 +45,8 @@ function(layout_apply_cuda_check_only)
     string(REGEX REPLACE "-.*" "" arch "${arch}")
     set(flags -rdc=true --generate-code=arch=compute_${arch},code=lto_${arch})
     layout_targets_below(${PROJECT_SOURCE_DIR} targets)
-    # Executables whose sources can share an nvcc run with others do (cuda_check_groups.cmake).
-    layout_group_cuda_checks(${targets})
+    # Executables whose sources can share an nvcc run with others do (check_groups.cmake).
+    layout_group_checks(cu ${targets})
     foreach(target IN LISTS targets)
         get_target_property(type ${target} TYPE)
         if(NOT type MATCHES "^(EXECUTABLE|OBJECT_LIBRARY)$")

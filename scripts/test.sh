@@ -53,7 +53,7 @@ configure() {
 # code goes as far as NVVM IR (where calls from device code to host functions are refused),
 # unoptimized; no PTX, no pass of the host compiler over nvcc's output, no link (each CUDA
 # executable is a script that exits 77: skipped); the sources of a directory's executables with
-# the same settings are checked several in one nvcc run (cmake/cuda_check_groups.cmake). A machine
+# the same settings are checked several in one nvcc run (cmake/check_groups.cmake). A machine
 # with a GPU builds for sm_90 at -O2, every unit on its own, and runs the GPU tests.
 # There, clang++ is nvcc's host compiler too, which then only preprocesses: a small unit in 0.91x
 # the time with g++ (bench/results/local-2026-11-28-p/ci.md). g++ stays nvcc's host compiler for
@@ -79,7 +79,8 @@ first=(-DCMAKE_BUILD_TYPE=Release -DCMAKE_CXX_FLAGS_RELEASE=-Og -DLAYOUT_HOST_BE
        -DLAYOUT_FUZZ_OPS=3000000 "${cuda[@]}" -DLAYOUT_BUILD_TESTS=ON)
 # tests/host's executables run in build/clang (below), under ASan and UBSan: where that build is
 # on, g++ only compiles them here, -fsyntax-only (LAYOUT_HOST_TESTS=syntax_only: g++ must accept
-# every line and instantiation; code generation was 0.7x of their compile time).
+# every line and instantiation; code generation was 0.7x of their compile time), several sources
+# in one run where they can be (cmake/check_groups.cmake).
 if [[ "${LAYOUT_CLANG:-1}" != 0 ]]; then
     first+=(-DLAYOUT_HOST_TESTS=syntax_only)
 else
