@@ -12,8 +12,8 @@
 # first source's place, with the first target's settings, which are everyone's; the other sources
 # are not compiled on their own (HEADER_FILE_ONLY). Diagnostics name the source and line as
 # before. Measured: tests/cuda's ten grouped sources 204 -> 119 s, bench's ten 139 -> 31 s, in two
-# groups each (bench/results/local-2026-11-28-q/ci.md); tests/host's twelve, g++ -fsyntax-only,
-# 57 -> 23 CPU-s in one unit (bench/results/local-2026-11-29-r/ci.md).
+# groups each (bench/results/local-2026-11-28-q/ci.md); tests/host's eleven, g++ -fsyntax-only,
+# 68 -> 30 CPU-s in two (bench/results/local-2026-11-29-r/ci.md).
 #
 # A source is checked alone where a group could change what it means: one with preprocessor
 # logic of its own (#define, #undef, #if...: the headers come first, at global scope, before any of
