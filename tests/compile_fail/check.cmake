@@ -64,32 +64,32 @@ function(check_failed_compile result output problem summary)
     set(${problem} "" PARENT_SCOPE)
 endfunction()
 
-if(EXPECT STREQUAL "fail" AND BATCH_DIR)
+if(BATCH_DIR)
+    # What batch.cmake left for SOURCE: its diagnostics (fail), or a mark that it compiled (pass).
     get_filename_component(stem "${SOURCE}" NAME_WE)
-    # Only diagnostics written after the case last changed (a run that leaves the batch fixture
-    # out, `ctest -FS`, could find older ones).
-    if(EXISTS "${BATCH_DIR}/${stem}.out" AND NOT "${SOURCE}" IS_NEWER_THAN "${BATCH_DIR}/${stem}.out")
-        file(READ "${BATCH_DIR}/${stem}.out" output)
+    if(EXPECT STREQUAL "fail")
+        set(found "${BATCH_DIR}/${stem}.out")
+    else()
+        set(found "${BATCH_DIR}/${stem}.passed")
+    endif()
+    # Only what was written after the case last changed (a run that leaves the batch fixture out,
+    # `ctest -FS`, could find older files).
+    if(NOT EXISTS "${found}" OR "${SOURCE}" IS_NEWER_THAN "${found}")
+        message(STATUS "nothing on ${SOURCE} from a batch compile since it last changed; "
+                       "compiled alone")
+    elseif(EXPECT STREQUAL "pass")
+        message(STATUS "compiles, as expected: ${SOURCE} (with the other cases of ${BATCH_DIR})")
+        return()
+    else()
+        file(READ "${found}" output)
         check_failed_compile(1 "${output}" problem summary)
         if(NOT problem)
             message(STATUS "fails to compile with the expected error (${summary}): ${SOURCE} "
-                           "(its diagnostics in the batch compile, ${BATCH_DIR}/${stem}.out)")
+                           "(its diagnostics in the batch compile, ${found})")
             return()
         endif()
         message(STATUS "the batch compile's diagnostics fall short (${problem}); compiled alone")
-    else()
-        message(STATUS "no diagnostics of ${SOURCE} from a batch compile since it last changed; "
-                       "compiled alone")
     endif()
-endif()
-
-if(EXPECT STREQUAL "pass" AND BATCH_DIR)
-    get_filename_component(stem "${SOURCE}" NAME_WE)
-    if(EXISTS "${BATCH_DIR}/${stem}.passed" AND NOT "${SOURCE}" IS_NEWER_THAN "${BATCH_DIR}/${stem}.passed")
-        message(STATUS "compiles, as expected: ${SOURCE} (with the other cases of ${BATCH_DIR})")
-        return()
-    endif()
-    message(STATUS "not compiled in a batch since it last changed; compiled alone")
 endif()
 
 execute_process(
