@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
-"""Writes include/layout/detail/field_bindings.hpp: one overload of every_field_addressable per
-field count, 1 to 100 (reflect.hpp's max_fields, Boost.PFR's limit). A structured binding
+"""Writes include/layout/detail/field_bindings.hpp: one overload of every_field_addressable and
+one of field_ref per field count, 1 to 100 (reflect.hpp's max_fields, Boost.PFR's limit). A structured binding
 needs one name per field, and C++20 has no pack of them, so each count is written out, as
 Boost.PFR's own misc/generate_cpp17.py does for its references.
 
@@ -24,7 +24,14 @@ HEADER = """\
 /// Only the return type is ever asked for (decltype): the functions are never called, but
 /// deducing it instantiates their bodies (LAYOUT_FIELD_BINDINGS below says how they declare the
 /// bindings).
+///
+/// field_ref<Field>(object, field_count_tag<N>{}): a reference to that field of the aggregate
+/// object of N fields, what boost::pfr::get<Field>(object) returns, force-inlined: in an
+/// unoptimized build pfr::get is a chain of calls that ties all N fields into a tuple for each
+/// field asked for (leaves.hpp's leaf_ref calls this for every leaf of every element access).
 #pragma once
+
+#include "../config.hpp"
 
 #include <cstddef>
 #include <type_traits>
@@ -33,6 +40,15 @@ namespace layout::detail {
 
 template <std::size_t N>
 using field_count_tag = std::integral_constant<std::size_t, N>;
+
+/// The I-th of its arguments.
+template <std::size_t I, class First, class... Rest>
+LAYOUT_HOST_DEVICE LAYOUT_FORCEINLINE constexpr auto& nth_ref(First& first, Rest&... rest) noexcept {
+    if constexpr (I == 0)
+        return first;
+    else
+        return nth_ref<I - 1>(rest...);
+}
 
 template <class... F>
 constexpr void bind_references(F&...) noexcept {}
@@ -78,9 +94,21 @@ def overload(n: int) -> str:
             f"}}\n")
 
 
+def field_ref(n: int) -> str:
+    names = ",".join(name for name, _ in zip(field_names(), range(n)))
+    return (f"template <std::size_t Field, class Aggregate>\n"
+            f"LAYOUT_HOST_DEVICE constexpr auto& "
+            f"field_ref(Aggregate& object, field_count_tag<{n}>) noexcept {{\n"
+            f"    auto& [{names}] = object;\n"
+            f"    return nth_ref<Field>({names});\n"
+            f"}}\n")
+
+
 def main() -> None:
     out = Path(__file__).resolve().parent.parent / "include/layout/detail/field_bindings.hpp"
-    text = HEADER + "".join(overload(n) for n in range(1, MAX_FIELDS + 1)) + FOOTER
+    counts = range(1, MAX_FIELDS + 1)
+    text = (HEADER + "".join(overload(n) for n in counts) + "".join(field_ref(n) for n in counts)
+            + FOOTER)
     if "--check" in sys.argv[1:]:
         if out.read_text() != text:
             sys.exit(f"{out} differs from what {Path(__file__).name} writes: run it again")

@@ -335,7 +335,9 @@ LAYOUT_HOST_DEVICE LAYOUT_FORCEINLINE decltype(auto) get(const element_ref<U, F,
 template <auto Key, class T>
     requires(!detail::is_element_ref_v<std::remove_const_t<T>> && std::is_aggregate_v<T>)
 LAYOUT_HOST_DEVICE LAYOUT_FORCEINLINE constexpr auto& get(T& object) noexcept {
-    return boost::pfr::get<detail::field_key_index<std::remove_const_t<T>, Key>()>(object);
+    using U = std::remove_const_t<T>;
+    return detail::field_ref<detail::field_key_index<U, Key>()>(
+        object, detail::field_count_tag<detail::field_count<U>()>{});
 }
 
 /// A projection that names one member, for std::ranges algorithms over proxies and over plain

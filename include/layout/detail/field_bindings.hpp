@@ -9,7 +9,14 @@
 /// Only the return type is ever asked for (decltype): the functions are never called, but
 /// deducing it instantiates their bodies (LAYOUT_FIELD_BINDINGS below says how they declare the
 /// bindings).
+///
+/// field_ref<Field>(object, field_count_tag<N>{}): a reference to that field of the aggregate
+/// object of N fields, what boost::pfr::get<Field>(object) returns, force-inlined: in an
+/// unoptimized build pfr::get is a chain of calls that ties all N fields into a tuple for each
+/// field asked for (leaves.hpp's leaf_ref calls this for every leaf of every element access).
 #pragma once
+
+#include "../config.hpp"
 
 #include <cstddef>
 #include <type_traits>
@@ -18,6 +25,15 @@ namespace layout::detail {
 
 template <std::size_t N>
 using field_count_tag = std::integral_constant<std::size_t, N>;
+
+/// The I-th of its arguments.
+template <std::size_t I, class First, class... Rest>
+LAYOUT_HOST_DEVICE LAYOUT_FORCEINLINE constexpr auto& nth_ref(First& first, Rest&... rest) noexcept {
+    if constexpr (I == 0)
+        return first;
+    else
+        return nth_ref<I - 1>(rest...);
+}
 
 template <class... F>
 constexpr void bind_references(F&...) noexcept {}
@@ -532,6 +548,506 @@ template <class Aggregate>
 auto every_field_addressable(Aggregate& object, field_count_tag<100>) {
     LAYOUT_FIELD_BINDINGS auto& [a,b,c,d,e,f,g,h,i,j,k,l,m,n,o,p,q,r,s,t,u,v,w,x,y,z,A,B,C,D,E,F,G,H,I,J,K,L,M,N,O,P,Q,R,S,T,U,V,W,X,Y,Z,aa,ab,ac,ad,ae,af,ag,ah,ai,aj,ak,al,am,an,ao,ap,aq,ar,as,at,au,av,aw,ax,ay,az,ba,bb,bc,bd,be,bf,bg,bh,bi,bj,bk,bl,bm,bn,bo,bp,bq,br,bs,bt,bu,bv] = object;
     return std::bool_constant<requires { bind_references(a,b,c,d,e,f,g,h,i,j,k,l,m,n,o,p,q,r,s,t,u,v,w,x,y,z,A,B,C,D,E,F,G,H,I,J,K,L,M,N,O,P,Q,R,S,T,U,V,W,X,Y,Z,aa,ab,ac,ad,ae,af,ag,ah,ai,aj,ak,al,am,an,ao,ap,aq,ar,as,at,au,av,aw,ax,ay,az,ba,bb,bc,bd,be,bf,bg,bh,bi,bj,bk,bl,bm,bn,bo,bp,bq,br,bs,bt,bu,bv); }>{};
+}
+template <std::size_t Field, class Aggregate>
+LAYOUT_HOST_DEVICE constexpr auto& field_ref(Aggregate& object, field_count_tag<1>) noexcept {
+    auto& [a] = object;
+    return nth_ref<Field>(a);
+}
+template <std::size_t Field, class Aggregate>
+LAYOUT_HOST_DEVICE constexpr auto& field_ref(Aggregate& object, field_count_tag<2>) noexcept {
+    auto& [a,b] = object;
+    return nth_ref<Field>(a,b);
+}
+template <std::size_t Field, class Aggregate>
+LAYOUT_HOST_DEVICE constexpr auto& field_ref(Aggregate& object, field_count_tag<3>) noexcept {
+    auto& [a,b,c] = object;
+    return nth_ref<Field>(a,b,c);
+}
+template <std::size_t Field, class Aggregate>
+LAYOUT_HOST_DEVICE constexpr auto& field_ref(Aggregate& object, field_count_tag<4>) noexcept {
+    auto& [a,b,c,d] = object;
+    return nth_ref<Field>(a,b,c,d);
+}
+template <std::size_t Field, class Aggregate>
+LAYOUT_HOST_DEVICE constexpr auto& field_ref(Aggregate& object, field_count_tag<5>) noexcept {
+    auto& [a,b,c,d,e] = object;
+    return nth_ref<Field>(a,b,c,d,e);
+}
+template <std::size_t Field, class Aggregate>
+LAYOUT_HOST_DEVICE constexpr auto& field_ref(Aggregate& object, field_count_tag<6>) noexcept {
+    auto& [a,b,c,d,e,f] = object;
+    return nth_ref<Field>(a,b,c,d,e,f);
+}
+template <std::size_t Field, class Aggregate>
+LAYOUT_HOST_DEVICE constexpr auto& field_ref(Aggregate& object, field_count_tag<7>) noexcept {
+    auto& [a,b,c,d,e,f,g] = object;
+    return nth_ref<Field>(a,b,c,d,e,f,g);
+}
+template <std::size_t Field, class Aggregate>
+LAYOUT_HOST_DEVICE constexpr auto& field_ref(Aggregate& object, field_count_tag<8>) noexcept {
+    auto& [a,b,c,d,e,f,g,h] = object;
+    return nth_ref<Field>(a,b,c,d,e,f,g,h);
+}
+template <std::size_t Field, class Aggregate>
+LAYOUT_HOST_DEVICE constexpr auto& field_ref(Aggregate& object, field_count_tag<9>) noexcept {
+    auto& [a,b,c,d,e,f,g,h,i] = object;
+    return nth_ref<Field>(a,b,c,d,e,f,g,h,i);
+}
+template <std::size_t Field, class Aggregate>
+LAYOUT_HOST_DEVICE constexpr auto& field_ref(Aggregate& object, field_count_tag<10>) noexcept {
+    auto& [a,b,c,d,e,f,g,h,i,j] = object;
+    return nth_ref<Field>(a,b,c,d,e,f,g,h,i,j);
+}
+template <std::size_t Field, class Aggregate>
+LAYOUT_HOST_DEVICE constexpr auto& field_ref(Aggregate& object, field_count_tag<11>) noexcept {
+    auto& [a,b,c,d,e,f,g,h,i,j,k] = object;
+    return nth_ref<Field>(a,b,c,d,e,f,g,h,i,j,k);
+}
+template <std::size_t Field, class Aggregate>
+LAYOUT_HOST_DEVICE constexpr auto& field_ref(Aggregate& object, field_count_tag<12>) noexcept {
+    auto& [a,b,c,d,e,f,g,h,i,j,k,l] = object;
+    return nth_ref<Field>(a,b,c,d,e,f,g,h,i,j,k,l);
+}
+template <std::size_t Field, class Aggregate>
+LAYOUT_HOST_DEVICE constexpr auto& field_ref(Aggregate& object, field_count_tag<13>) noexcept {
+    auto& [a,b,c,d,e,f,g,h,i,j,k,l,m] = object;
+    return nth_ref<Field>(a,b,c,d,e,f,g,h,i,j,k,l,m);
+}
+template <std::size_t Field, class Aggregate>
+LAYOUT_HOST_DEVICE constexpr auto& field_ref(Aggregate& object, field_count_tag<14>) noexcept {
+    auto& [a,b,c,d,e,f,g,h,i,j,k,l,m,n] = object;
+    return nth_ref<Field>(a,b,c,d,e,f,g,h,i,j,k,l,m,n);
+}
+template <std::size_t Field, class Aggregate>
+LAYOUT_HOST_DEVICE constexpr auto& field_ref(Aggregate& object, field_count_tag<15>) noexcept {
+    auto& [a,b,c,d,e,f,g,h,i,j,k,l,m,n,o] = object;
+    return nth_ref<Field>(a,b,c,d,e,f,g,h,i,j,k,l,m,n,o);
+}
+template <std::size_t Field, class Aggregate>
+LAYOUT_HOST_DEVICE constexpr auto& field_ref(Aggregate& object, field_count_tag<16>) noexcept {
+    auto& [a,b,c,d,e,f,g,h,i,j,k,l,m,n,o,p] = object;
+    return nth_ref<Field>(a,b,c,d,e,f,g,h,i,j,k,l,m,n,o,p);
+}
+template <std::size_t Field, class Aggregate>
+LAYOUT_HOST_DEVICE constexpr auto& field_ref(Aggregate& object, field_count_tag<17>) noexcept {
+    auto& [a,b,c,d,e,f,g,h,i,j,k,l,m,n,o,p,q] = object;
+    return nth_ref<Field>(a,b,c,d,e,f,g,h,i,j,k,l,m,n,o,p,q);
+}
+template <std::size_t Field, class Aggregate>
+LAYOUT_HOST_DEVICE constexpr auto& field_ref(Aggregate& object, field_count_tag<18>) noexcept {
+    auto& [a,b,c,d,e,f,g,h,i,j,k,l,m,n,o,p,q,r] = object;
+    return nth_ref<Field>(a,b,c,d,e,f,g,h,i,j,k,l,m,n,o,p,q,r);
+}
+template <std::size_t Field, class Aggregate>
+LAYOUT_HOST_DEVICE constexpr auto& field_ref(Aggregate& object, field_count_tag<19>) noexcept {
+    auto& [a,b,c,d,e,f,g,h,i,j,k,l,m,n,o,p,q,r,s] = object;
+    return nth_ref<Field>(a,b,c,d,e,f,g,h,i,j,k,l,m,n,o,p,q,r,s);
+}
+template <std::size_t Field, class Aggregate>
+LAYOUT_HOST_DEVICE constexpr auto& field_ref(Aggregate& object, field_count_tag<20>) noexcept {
+    auto& [a,b,c,d,e,f,g,h,i,j,k,l,m,n,o,p,q,r,s,t] = object;
+    return nth_ref<Field>(a,b,c,d,e,f,g,h,i,j,k,l,m,n,o,p,q,r,s,t);
+}
+template <std::size_t Field, class Aggregate>
+LAYOUT_HOST_DEVICE constexpr auto& field_ref(Aggregate& object, field_count_tag<21>) noexcept {
+    auto& [a,b,c,d,e,f,g,h,i,j,k,l,m,n,o,p,q,r,s,t,u] = object;
+    return nth_ref<Field>(a,b,c,d,e,f,g,h,i,j,k,l,m,n,o,p,q,r,s,t,u);
+}
+template <std::size_t Field, class Aggregate>
+LAYOUT_HOST_DEVICE constexpr auto& field_ref(Aggregate& object, field_count_tag<22>) noexcept {
+    auto& [a,b,c,d,e,f,g,h,i,j,k,l,m,n,o,p,q,r,s,t,u,v] = object;
+    return nth_ref<Field>(a,b,c,d,e,f,g,h,i,j,k,l,m,n,o,p,q,r,s,t,u,v);
+}
+template <std::size_t Field, class Aggregate>
+LAYOUT_HOST_DEVICE constexpr auto& field_ref(Aggregate& object, field_count_tag<23>) noexcept {
+    auto& [a,b,c,d,e,f,g,h,i,j,k,l,m,n,o,p,q,r,s,t,u,v,w] = object;
+    return nth_ref<Field>(a,b,c,d,e,f,g,h,i,j,k,l,m,n,o,p,q,r,s,t,u,v,w);
+}
+template <std::size_t Field, class Aggregate>
+LAYOUT_HOST_DEVICE constexpr auto& field_ref(Aggregate& object, field_count_tag<24>) noexcept {
+    auto& [a,b,c,d,e,f,g,h,i,j,k,l,m,n,o,p,q,r,s,t,u,v,w,x] = object;
+    return nth_ref<Field>(a,b,c,d,e,f,g,h,i,j,k,l,m,n,o,p,q,r,s,t,u,v,w,x);
+}
+template <std::size_t Field, class Aggregate>
+LAYOUT_HOST_DEVICE constexpr auto& field_ref(Aggregate& object, field_count_tag<25>) noexcept {
+    auto& [a,b,c,d,e,f,g,h,i,j,k,l,m,n,o,p,q,r,s,t,u,v,w,x,y] = object;
+    return nth_ref<Field>(a,b,c,d,e,f,g,h,i,j,k,l,m,n,o,p,q,r,s,t,u,v,w,x,y);
+}
+template <std::size_t Field, class Aggregate>
+LAYOUT_HOST_DEVICE constexpr auto& field_ref(Aggregate& object, field_count_tag<26>) noexcept {
+    auto& [a,b,c,d,e,f,g,h,i,j,k,l,m,n,o,p,q,r,s,t,u,v,w,x,y,z] = object;
+    return nth_ref<Field>(a,b,c,d,e,f,g,h,i,j,k,l,m,n,o,p,q,r,s,t,u,v,w,x,y,z);
+}
+template <std::size_t Field, class Aggregate>
+LAYOUT_HOST_DEVICE constexpr auto& field_ref(Aggregate& object, field_count_tag<27>) noexcept {
+    auto& [a,b,c,d,e,f,g,h,i,j,k,l,m,n,o,p,q,r,s,t,u,v,w,x,y,z,A] = object;
+    return nth_ref<Field>(a,b,c,d,e,f,g,h,i,j,k,l,m,n,o,p,q,r,s,t,u,v,w,x,y,z,A);
+}
+template <std::size_t Field, class Aggregate>
+LAYOUT_HOST_DEVICE constexpr auto& field_ref(Aggregate& object, field_count_tag<28>) noexcept {
+    auto& [a,b,c,d,e,f,g,h,i,j,k,l,m,n,o,p,q,r,s,t,u,v,w,x,y,z,A,B] = object;
+    return nth_ref<Field>(a,b,c,d,e,f,g,h,i,j,k,l,m,n,o,p,q,r,s,t,u,v,w,x,y,z,A,B);
+}
+template <std::size_t Field, class Aggregate>
+LAYOUT_HOST_DEVICE constexpr auto& field_ref(Aggregate& object, field_count_tag<29>) noexcept {
+    auto& [a,b,c,d,e,f,g,h,i,j,k,l,m,n,o,p,q,r,s,t,u,v,w,x,y,z,A,B,C] = object;
+    return nth_ref<Field>(a,b,c,d,e,f,g,h,i,j,k,l,m,n,o,p,q,r,s,t,u,v,w,x,y,z,A,B,C);
+}
+template <std::size_t Field, class Aggregate>
+LAYOUT_HOST_DEVICE constexpr auto& field_ref(Aggregate& object, field_count_tag<30>) noexcept {
+    auto& [a,b,c,d,e,f,g,h,i,j,k,l,m,n,o,p,q,r,s,t,u,v,w,x,y,z,A,B,C,D] = object;
+    return nth_ref<Field>(a,b,c,d,e,f,g,h,i,j,k,l,m,n,o,p,q,r,s,t,u,v,w,x,y,z,A,B,C,D);
+}
+template <std::size_t Field, class Aggregate>
+LAYOUT_HOST_DEVICE constexpr auto& field_ref(Aggregate& object, field_count_tag<31>) noexcept {
+    auto& [a,b,c,d,e,f,g,h,i,j,k,l,m,n,o,p,q,r,s,t,u,v,w,x,y,z,A,B,C,D,E] = object;
+    return nth_ref<Field>(a,b,c,d,e,f,g,h,i,j,k,l,m,n,o,p,q,r,s,t,u,v,w,x,y,z,A,B,C,D,E);
+}
+template <std::size_t Field, class Aggregate>
+LAYOUT_HOST_DEVICE constexpr auto& field_ref(Aggregate& object, field_count_tag<32>) noexcept {
+    auto& [a,b,c,d,e,f,g,h,i,j,k,l,m,n,o,p,q,r,s,t,u,v,w,x,y,z,A,B,C,D,E,F] = object;
+    return nth_ref<Field>(a,b,c,d,e,f,g,h,i,j,k,l,m,n,o,p,q,r,s,t,u,v,w,x,y,z,A,B,C,D,E,F);
+}
+template <std::size_t Field, class Aggregate>
+LAYOUT_HOST_DEVICE constexpr auto& field_ref(Aggregate& object, field_count_tag<33>) noexcept {
+    auto& [a,b,c,d,e,f,g,h,i,j,k,l,m,n,o,p,q,r,s,t,u,v,w,x,y,z,A,B,C,D,E,F,G] = object;
+    return nth_ref<Field>(a,b,c,d,e,f,g,h,i,j,k,l,m,n,o,p,q,r,s,t,u,v,w,x,y,z,A,B,C,D,E,F,G);
+}
+template <std::size_t Field, class Aggregate>
+LAYOUT_HOST_DEVICE constexpr auto& field_ref(Aggregate& object, field_count_tag<34>) noexcept {
+    auto& [a,b,c,d,e,f,g,h,i,j,k,l,m,n,o,p,q,r,s,t,u,v,w,x,y,z,A,B,C,D,E,F,G,H] = object;
+    return nth_ref<Field>(a,b,c,d,e,f,g,h,i,j,k,l,m,n,o,p,q,r,s,t,u,v,w,x,y,z,A,B,C,D,E,F,G,H);
+}
+template <std::size_t Field, class Aggregate>
+LAYOUT_HOST_DEVICE constexpr auto& field_ref(Aggregate& object, field_count_tag<35>) noexcept {
+    auto& [a,b,c,d,e,f,g,h,i,j,k,l,m,n,o,p,q,r,s,t,u,v,w,x,y,z,A,B,C,D,E,F,G,H,I] = object;
+    return nth_ref<Field>(a,b,c,d,e,f,g,h,i,j,k,l,m,n,o,p,q,r,s,t,u,v,w,x,y,z,A,B,C,D,E,F,G,H,I);
+}
+template <std::size_t Field, class Aggregate>
+LAYOUT_HOST_DEVICE constexpr auto& field_ref(Aggregate& object, field_count_tag<36>) noexcept {
+    auto& [a,b,c,d,e,f,g,h,i,j,k,l,m,n,o,p,q,r,s,t,u,v,w,x,y,z,A,B,C,D,E,F,G,H,I,J] = object;
+    return nth_ref<Field>(a,b,c,d,e,f,g,h,i,j,k,l,m,n,o,p,q,r,s,t,u,v,w,x,y,z,A,B,C,D,E,F,G,H,I,J);
+}
+template <std::size_t Field, class Aggregate>
+LAYOUT_HOST_DEVICE constexpr auto& field_ref(Aggregate& object, field_count_tag<37>) noexcept {
+    auto& [a,b,c,d,e,f,g,h,i,j,k,l,m,n,o,p,q,r,s,t,u,v,w,x,y,z,A,B,C,D,E,F,G,H,I,J,K] = object;
+    return nth_ref<Field>(a,b,c,d,e,f,g,h,i,j,k,l,m,n,o,p,q,r,s,t,u,v,w,x,y,z,A,B,C,D,E,F,G,H,I,J,K);
+}
+template <std::size_t Field, class Aggregate>
+LAYOUT_HOST_DEVICE constexpr auto& field_ref(Aggregate& object, field_count_tag<38>) noexcept {
+    auto& [a,b,c,d,e,f,g,h,i,j,k,l,m,n,o,p,q,r,s,t,u,v,w,x,y,z,A,B,C,D,E,F,G,H,I,J,K,L] = object;
+    return nth_ref<Field>(a,b,c,d,e,f,g,h,i,j,k,l,m,n,o,p,q,r,s,t,u,v,w,x,y,z,A,B,C,D,E,F,G,H,I,J,K,L);
+}
+template <std::size_t Field, class Aggregate>
+LAYOUT_HOST_DEVICE constexpr auto& field_ref(Aggregate& object, field_count_tag<39>) noexcept {
+    auto& [a,b,c,d,e,f,g,h,i,j,k,l,m,n,o,p,q,r,s,t,u,v,w,x,y,z,A,B,C,D,E,F,G,H,I,J,K,L,M] = object;
+    return nth_ref<Field>(a,b,c,d,e,f,g,h,i,j,k,l,m,n,o,p,q,r,s,t,u,v,w,x,y,z,A,B,C,D,E,F,G,H,I,J,K,L,M);
+}
+template <std::size_t Field, class Aggregate>
+LAYOUT_HOST_DEVICE constexpr auto& field_ref(Aggregate& object, field_count_tag<40>) noexcept {
+    auto& [a,b,c,d,e,f,g,h,i,j,k,l,m,n,o,p,q,r,s,t,u,v,w,x,y,z,A,B,C,D,E,F,G,H,I,J,K,L,M,N] = object;
+    return nth_ref<Field>(a,b,c,d,e,f,g,h,i,j,k,l,m,n,o,p,q,r,s,t,u,v,w,x,y,z,A,B,C,D,E,F,G,H,I,J,K,L,M,N);
+}
+template <std::size_t Field, class Aggregate>
+LAYOUT_HOST_DEVICE constexpr auto& field_ref(Aggregate& object, field_count_tag<41>) noexcept {
+    auto& [a,b,c,d,e,f,g,h,i,j,k,l,m,n,o,p,q,r,s,t,u,v,w,x,y,z,A,B,C,D,E,F,G,H,I,J,K,L,M,N,O] = object;
+    return nth_ref<Field>(a,b,c,d,e,f,g,h,i,j,k,l,m,n,o,p,q,r,s,t,u,v,w,x,y,z,A,B,C,D,E,F,G,H,I,J,K,L,M,N,O);
+}
+template <std::size_t Field, class Aggregate>
+LAYOUT_HOST_DEVICE constexpr auto& field_ref(Aggregate& object, field_count_tag<42>) noexcept {
+    auto& [a,b,c,d,e,f,g,h,i,j,k,l,m,n,o,p,q,r,s,t,u,v,w,x,y,z,A,B,C,D,E,F,G,H,I,J,K,L,M,N,O,P] = object;
+    return nth_ref<Field>(a,b,c,d,e,f,g,h,i,j,k,l,m,n,o,p,q,r,s,t,u,v,w,x,y,z,A,B,C,D,E,F,G,H,I,J,K,L,M,N,O,P);
+}
+template <std::size_t Field, class Aggregate>
+LAYOUT_HOST_DEVICE constexpr auto& field_ref(Aggregate& object, field_count_tag<43>) noexcept {
+    auto& [a,b,c,d,e,f,g,h,i,j,k,l,m,n,o,p,q,r,s,t,u,v,w,x,y,z,A,B,C,D,E,F,G,H,I,J,K,L,M,N,O,P,Q] = object;
+    return nth_ref<Field>(a,b,c,d,e,f,g,h,i,j,k,l,m,n,o,p,q,r,s,t,u,v,w,x,y,z,A,B,C,D,E,F,G,H,I,J,K,L,M,N,O,P,Q);
+}
+template <std::size_t Field, class Aggregate>
+LAYOUT_HOST_DEVICE constexpr auto& field_ref(Aggregate& object, field_count_tag<44>) noexcept {
+    auto& [a,b,c,d,e,f,g,h,i,j,k,l,m,n,o,p,q,r,s,t,u,v,w,x,y,z,A,B,C,D,E,F,G,H,I,J,K,L,M,N,O,P,Q,R] = object;
+    return nth_ref<Field>(a,b,c,d,e,f,g,h,i,j,k,l,m,n,o,p,q,r,s,t,u,v,w,x,y,z,A,B,C,D,E,F,G,H,I,J,K,L,M,N,O,P,Q,R);
+}
+template <std::size_t Field, class Aggregate>
+LAYOUT_HOST_DEVICE constexpr auto& field_ref(Aggregate& object, field_count_tag<45>) noexcept {
+    auto& [a,b,c,d,e,f,g,h,i,j,k,l,m,n,o,p,q,r,s,t,u,v,w,x,y,z,A,B,C,D,E,F,G,H,I,J,K,L,M,N,O,P,Q,R,S] = object;
+    return nth_ref<Field>(a,b,c,d,e,f,g,h,i,j,k,l,m,n,o,p,q,r,s,t,u,v,w,x,y,z,A,B,C,D,E,F,G,H,I,J,K,L,M,N,O,P,Q,R,S);
+}
+template <std::size_t Field, class Aggregate>
+LAYOUT_HOST_DEVICE constexpr auto& field_ref(Aggregate& object, field_count_tag<46>) noexcept {
+    auto& [a,b,c,d,e,f,g,h,i,j,k,l,m,n,o,p,q,r,s,t,u,v,w,x,y,z,A,B,C,D,E,F,G,H,I,J,K,L,M,N,O,P,Q,R,S,T] = object;
+    return nth_ref<Field>(a,b,c,d,e,f,g,h,i,j,k,l,m,n,o,p,q,r,s,t,u,v,w,x,y,z,A,B,C,D,E,F,G,H,I,J,K,L,M,N,O,P,Q,R,S,T);
+}
+template <std::size_t Field, class Aggregate>
+LAYOUT_HOST_DEVICE constexpr auto& field_ref(Aggregate& object, field_count_tag<47>) noexcept {
+    auto& [a,b,c,d,e,f,g,h,i,j,k,l,m,n,o,p,q,r,s,t,u,v,w,x,y,z,A,B,C,D,E,F,G,H,I,J,K,L,M,N,O,P,Q,R,S,T,U] = object;
+    return nth_ref<Field>(a,b,c,d,e,f,g,h,i,j,k,l,m,n,o,p,q,r,s,t,u,v,w,x,y,z,A,B,C,D,E,F,G,H,I,J,K,L,M,N,O,P,Q,R,S,T,U);
+}
+template <std::size_t Field, class Aggregate>
+LAYOUT_HOST_DEVICE constexpr auto& field_ref(Aggregate& object, field_count_tag<48>) noexcept {
+    auto& [a,b,c,d,e,f,g,h,i,j,k,l,m,n,o,p,q,r,s,t,u,v,w,x,y,z,A,B,C,D,E,F,G,H,I,J,K,L,M,N,O,P,Q,R,S,T,U,V] = object;
+    return nth_ref<Field>(a,b,c,d,e,f,g,h,i,j,k,l,m,n,o,p,q,r,s,t,u,v,w,x,y,z,A,B,C,D,E,F,G,H,I,J,K,L,M,N,O,P,Q,R,S,T,U,V);
+}
+template <std::size_t Field, class Aggregate>
+LAYOUT_HOST_DEVICE constexpr auto& field_ref(Aggregate& object, field_count_tag<49>) noexcept {
+    auto& [a,b,c,d,e,f,g,h,i,j,k,l,m,n,o,p,q,r,s,t,u,v,w,x,y,z,A,B,C,D,E,F,G,H,I,J,K,L,M,N,O,P,Q,R,S,T,U,V,W] = object;
+    return nth_ref<Field>(a,b,c,d,e,f,g,h,i,j,k,l,m,n,o,p,q,r,s,t,u,v,w,x,y,z,A,B,C,D,E,F,G,H,I,J,K,L,M,N,O,P,Q,R,S,T,U,V,W);
+}
+template <std::size_t Field, class Aggregate>
+LAYOUT_HOST_DEVICE constexpr auto& field_ref(Aggregate& object, field_count_tag<50>) noexcept {
+    auto& [a,b,c,d,e,f,g,h,i,j,k,l,m,n,o,p,q,r,s,t,u,v,w,x,y,z,A,B,C,D,E,F,G,H,I,J,K,L,M,N,O,P,Q,R,S,T,U,V,W,X] = object;
+    return nth_ref<Field>(a,b,c,d,e,f,g,h,i,j,k,l,m,n,o,p,q,r,s,t,u,v,w,x,y,z,A,B,C,D,E,F,G,H,I,J,K,L,M,N,O,P,Q,R,S,T,U,V,W,X);
+}
+template <std::size_t Field, class Aggregate>
+LAYOUT_HOST_DEVICE constexpr auto& field_ref(Aggregate& object, field_count_tag<51>) noexcept {
+    auto& [a,b,c,d,e,f,g,h,i,j,k,l,m,n,o,p,q,r,s,t,u,v,w,x,y,z,A,B,C,D,E,F,G,H,I,J,K,L,M,N,O,P,Q,R,S,T,U,V,W,X,Y] = object;
+    return nth_ref<Field>(a,b,c,d,e,f,g,h,i,j,k,l,m,n,o,p,q,r,s,t,u,v,w,x,y,z,A,B,C,D,E,F,G,H,I,J,K,L,M,N,O,P,Q,R,S,T,U,V,W,X,Y);
+}
+template <std::size_t Field, class Aggregate>
+LAYOUT_HOST_DEVICE constexpr auto& field_ref(Aggregate& object, field_count_tag<52>) noexcept {
+    auto& [a,b,c,d,e,f,g,h,i,j,k,l,m,n,o,p,q,r,s,t,u,v,w,x,y,z,A,B,C,D,E,F,G,H,I,J,K,L,M,N,O,P,Q,R,S,T,U,V,W,X,Y,Z] = object;
+    return nth_ref<Field>(a,b,c,d,e,f,g,h,i,j,k,l,m,n,o,p,q,r,s,t,u,v,w,x,y,z,A,B,C,D,E,F,G,H,I,J,K,L,M,N,O,P,Q,R,S,T,U,V,W,X,Y,Z);
+}
+template <std::size_t Field, class Aggregate>
+LAYOUT_HOST_DEVICE constexpr auto& field_ref(Aggregate& object, field_count_tag<53>) noexcept {
+    auto& [a,b,c,d,e,f,g,h,i,j,k,l,m,n,o,p,q,r,s,t,u,v,w,x,y,z,A,B,C,D,E,F,G,H,I,J,K,L,M,N,O,P,Q,R,S,T,U,V,W,X,Y,Z,aa] = object;
+    return nth_ref<Field>(a,b,c,d,e,f,g,h,i,j,k,l,m,n,o,p,q,r,s,t,u,v,w,x,y,z,A,B,C,D,E,F,G,H,I,J,K,L,M,N,O,P,Q,R,S,T,U,V,W,X,Y,Z,aa);
+}
+template <std::size_t Field, class Aggregate>
+LAYOUT_HOST_DEVICE constexpr auto& field_ref(Aggregate& object, field_count_tag<54>) noexcept {
+    auto& [a,b,c,d,e,f,g,h,i,j,k,l,m,n,o,p,q,r,s,t,u,v,w,x,y,z,A,B,C,D,E,F,G,H,I,J,K,L,M,N,O,P,Q,R,S,T,U,V,W,X,Y,Z,aa,ab] = object;
+    return nth_ref<Field>(a,b,c,d,e,f,g,h,i,j,k,l,m,n,o,p,q,r,s,t,u,v,w,x,y,z,A,B,C,D,E,F,G,H,I,J,K,L,M,N,O,P,Q,R,S,T,U,V,W,X,Y,Z,aa,ab);
+}
+template <std::size_t Field, class Aggregate>
+LAYOUT_HOST_DEVICE constexpr auto& field_ref(Aggregate& object, field_count_tag<55>) noexcept {
+    auto& [a,b,c,d,e,f,g,h,i,j,k,l,m,n,o,p,q,r,s,t,u,v,w,x,y,z,A,B,C,D,E,F,G,H,I,J,K,L,M,N,O,P,Q,R,S,T,U,V,W,X,Y,Z,aa,ab,ac] = object;
+    return nth_ref<Field>(a,b,c,d,e,f,g,h,i,j,k,l,m,n,o,p,q,r,s,t,u,v,w,x,y,z,A,B,C,D,E,F,G,H,I,J,K,L,M,N,O,P,Q,R,S,T,U,V,W,X,Y,Z,aa,ab,ac);
+}
+template <std::size_t Field, class Aggregate>
+LAYOUT_HOST_DEVICE constexpr auto& field_ref(Aggregate& object, field_count_tag<56>) noexcept {
+    auto& [a,b,c,d,e,f,g,h,i,j,k,l,m,n,o,p,q,r,s,t,u,v,w,x,y,z,A,B,C,D,E,F,G,H,I,J,K,L,M,N,O,P,Q,R,S,T,U,V,W,X,Y,Z,aa,ab,ac,ad] = object;
+    return nth_ref<Field>(a,b,c,d,e,f,g,h,i,j,k,l,m,n,o,p,q,r,s,t,u,v,w,x,y,z,A,B,C,D,E,F,G,H,I,J,K,L,M,N,O,P,Q,R,S,T,U,V,W,X,Y,Z,aa,ab,ac,ad);
+}
+template <std::size_t Field, class Aggregate>
+LAYOUT_HOST_DEVICE constexpr auto& field_ref(Aggregate& object, field_count_tag<57>) noexcept {
+    auto& [a,b,c,d,e,f,g,h,i,j,k,l,m,n,o,p,q,r,s,t,u,v,w,x,y,z,A,B,C,D,E,F,G,H,I,J,K,L,M,N,O,P,Q,R,S,T,U,V,W,X,Y,Z,aa,ab,ac,ad,ae] = object;
+    return nth_ref<Field>(a,b,c,d,e,f,g,h,i,j,k,l,m,n,o,p,q,r,s,t,u,v,w,x,y,z,A,B,C,D,E,F,G,H,I,J,K,L,M,N,O,P,Q,R,S,T,U,V,W,X,Y,Z,aa,ab,ac,ad,ae);
+}
+template <std::size_t Field, class Aggregate>
+LAYOUT_HOST_DEVICE constexpr auto& field_ref(Aggregate& object, field_count_tag<58>) noexcept {
+    auto& [a,b,c,d,e,f,g,h,i,j,k,l,m,n,o,p,q,r,s,t,u,v,w,x,y,z,A,B,C,D,E,F,G,H,I,J,K,L,M,N,O,P,Q,R,S,T,U,V,W,X,Y,Z,aa,ab,ac,ad,ae,af] = object;
+    return nth_ref<Field>(a,b,c,d,e,f,g,h,i,j,k,l,m,n,o,p,q,r,s,t,u,v,w,x,y,z,A,B,C,D,E,F,G,H,I,J,K,L,M,N,O,P,Q,R,S,T,U,V,W,X,Y,Z,aa,ab,ac,ad,ae,af);
+}
+template <std::size_t Field, class Aggregate>
+LAYOUT_HOST_DEVICE constexpr auto& field_ref(Aggregate& object, field_count_tag<59>) noexcept {
+    auto& [a,b,c,d,e,f,g,h,i,j,k,l,m,n,o,p,q,r,s,t,u,v,w,x,y,z,A,B,C,D,E,F,G,H,I,J,K,L,M,N,O,P,Q,R,S,T,U,V,W,X,Y,Z,aa,ab,ac,ad,ae,af,ag] = object;
+    return nth_ref<Field>(a,b,c,d,e,f,g,h,i,j,k,l,m,n,o,p,q,r,s,t,u,v,w,x,y,z,A,B,C,D,E,F,G,H,I,J,K,L,M,N,O,P,Q,R,S,T,U,V,W,X,Y,Z,aa,ab,ac,ad,ae,af,ag);
+}
+template <std::size_t Field, class Aggregate>
+LAYOUT_HOST_DEVICE constexpr auto& field_ref(Aggregate& object, field_count_tag<60>) noexcept {
+    auto& [a,b,c,d,e,f,g,h,i,j,k,l,m,n,o,p,q,r,s,t,u,v,w,x,y,z,A,B,C,D,E,F,G,H,I,J,K,L,M,N,O,P,Q,R,S,T,U,V,W,X,Y,Z,aa,ab,ac,ad,ae,af,ag,ah] = object;
+    return nth_ref<Field>(a,b,c,d,e,f,g,h,i,j,k,l,m,n,o,p,q,r,s,t,u,v,w,x,y,z,A,B,C,D,E,F,G,H,I,J,K,L,M,N,O,P,Q,R,S,T,U,V,W,X,Y,Z,aa,ab,ac,ad,ae,af,ag,ah);
+}
+template <std::size_t Field, class Aggregate>
+LAYOUT_HOST_DEVICE constexpr auto& field_ref(Aggregate& object, field_count_tag<61>) noexcept {
+    auto& [a,b,c,d,e,f,g,h,i,j,k,l,m,n,o,p,q,r,s,t,u,v,w,x,y,z,A,B,C,D,E,F,G,H,I,J,K,L,M,N,O,P,Q,R,S,T,U,V,W,X,Y,Z,aa,ab,ac,ad,ae,af,ag,ah,ai] = object;
+    return nth_ref<Field>(a,b,c,d,e,f,g,h,i,j,k,l,m,n,o,p,q,r,s,t,u,v,w,x,y,z,A,B,C,D,E,F,G,H,I,J,K,L,M,N,O,P,Q,R,S,T,U,V,W,X,Y,Z,aa,ab,ac,ad,ae,af,ag,ah,ai);
+}
+template <std::size_t Field, class Aggregate>
+LAYOUT_HOST_DEVICE constexpr auto& field_ref(Aggregate& object, field_count_tag<62>) noexcept {
+    auto& [a,b,c,d,e,f,g,h,i,j,k,l,m,n,o,p,q,r,s,t,u,v,w,x,y,z,A,B,C,D,E,F,G,H,I,J,K,L,M,N,O,P,Q,R,S,T,U,V,W,X,Y,Z,aa,ab,ac,ad,ae,af,ag,ah,ai,aj] = object;
+    return nth_ref<Field>(a,b,c,d,e,f,g,h,i,j,k,l,m,n,o,p,q,r,s,t,u,v,w,x,y,z,A,B,C,D,E,F,G,H,I,J,K,L,M,N,O,P,Q,R,S,T,U,V,W,X,Y,Z,aa,ab,ac,ad,ae,af,ag,ah,ai,aj);
+}
+template <std::size_t Field, class Aggregate>
+LAYOUT_HOST_DEVICE constexpr auto& field_ref(Aggregate& object, field_count_tag<63>) noexcept {
+    auto& [a,b,c,d,e,f,g,h,i,j,k,l,m,n,o,p,q,r,s,t,u,v,w,x,y,z,A,B,C,D,E,F,G,H,I,J,K,L,M,N,O,P,Q,R,S,T,U,V,W,X,Y,Z,aa,ab,ac,ad,ae,af,ag,ah,ai,aj,ak] = object;
+    return nth_ref<Field>(a,b,c,d,e,f,g,h,i,j,k,l,m,n,o,p,q,r,s,t,u,v,w,x,y,z,A,B,C,D,E,F,G,H,I,J,K,L,M,N,O,P,Q,R,S,T,U,V,W,X,Y,Z,aa,ab,ac,ad,ae,af,ag,ah,ai,aj,ak);
+}
+template <std::size_t Field, class Aggregate>
+LAYOUT_HOST_DEVICE constexpr auto& field_ref(Aggregate& object, field_count_tag<64>) noexcept {
+    auto& [a,b,c,d,e,f,g,h,i,j,k,l,m,n,o,p,q,r,s,t,u,v,w,x,y,z,A,B,C,D,E,F,G,H,I,J,K,L,M,N,O,P,Q,R,S,T,U,V,W,X,Y,Z,aa,ab,ac,ad,ae,af,ag,ah,ai,aj,ak,al] = object;
+    return nth_ref<Field>(a,b,c,d,e,f,g,h,i,j,k,l,m,n,o,p,q,r,s,t,u,v,w,x,y,z,A,B,C,D,E,F,G,H,I,J,K,L,M,N,O,P,Q,R,S,T,U,V,W,X,Y,Z,aa,ab,ac,ad,ae,af,ag,ah,ai,aj,ak,al);
+}
+template <std::size_t Field, class Aggregate>
+LAYOUT_HOST_DEVICE constexpr auto& field_ref(Aggregate& object, field_count_tag<65>) noexcept {
+    auto& [a,b,c,d,e,f,g,h,i,j,k,l,m,n,o,p,q,r,s,t,u,v,w,x,y,z,A,B,C,D,E,F,G,H,I,J,K,L,M,N,O,P,Q,R,S,T,U,V,W,X,Y,Z,aa,ab,ac,ad,ae,af,ag,ah,ai,aj,ak,al,am] = object;
+    return nth_ref<Field>(a,b,c,d,e,f,g,h,i,j,k,l,m,n,o,p,q,r,s,t,u,v,w,x,y,z,A,B,C,D,E,F,G,H,I,J,K,L,M,N,O,P,Q,R,S,T,U,V,W,X,Y,Z,aa,ab,ac,ad,ae,af,ag,ah,ai,aj,ak,al,am);
+}
+template <std::size_t Field, class Aggregate>
+LAYOUT_HOST_DEVICE constexpr auto& field_ref(Aggregate& object, field_count_tag<66>) noexcept {
+    auto& [a,b,c,d,e,f,g,h,i,j,k,l,m,n,o,p,q,r,s,t,u,v,w,x,y,z,A,B,C,D,E,F,G,H,I,J,K,L,M,N,O,P,Q,R,S,T,U,V,W,X,Y,Z,aa,ab,ac,ad,ae,af,ag,ah,ai,aj,ak,al,am,an] = object;
+    return nth_ref<Field>(a,b,c,d,e,f,g,h,i,j,k,l,m,n,o,p,q,r,s,t,u,v,w,x,y,z,A,B,C,D,E,F,G,H,I,J,K,L,M,N,O,P,Q,R,S,T,U,V,W,X,Y,Z,aa,ab,ac,ad,ae,af,ag,ah,ai,aj,ak,al,am,an);
+}
+template <std::size_t Field, class Aggregate>
+LAYOUT_HOST_DEVICE constexpr auto& field_ref(Aggregate& object, field_count_tag<67>) noexcept {
+    auto& [a,b,c,d,e,f,g,h,i,j,k,l,m,n,o,p,q,r,s,t,u,v,w,x,y,z,A,B,C,D,E,F,G,H,I,J,K,L,M,N,O,P,Q,R,S,T,U,V,W,X,Y,Z,aa,ab,ac,ad,ae,af,ag,ah,ai,aj,ak,al,am,an,ao] = object;
+    return nth_ref<Field>(a,b,c,d,e,f,g,h,i,j,k,l,m,n,o,p,q,r,s,t,u,v,w,x,y,z,A,B,C,D,E,F,G,H,I,J,K,L,M,N,O,P,Q,R,S,T,U,V,W,X,Y,Z,aa,ab,ac,ad,ae,af,ag,ah,ai,aj,ak,al,am,an,ao);
+}
+template <std::size_t Field, class Aggregate>
+LAYOUT_HOST_DEVICE constexpr auto& field_ref(Aggregate& object, field_count_tag<68>) noexcept {
+    auto& [a,b,c,d,e,f,g,h,i,j,k,l,m,n,o,p,q,r,s,t,u,v,w,x,y,z,A,B,C,D,E,F,G,H,I,J,K,L,M,N,O,P,Q,R,S,T,U,V,W,X,Y,Z,aa,ab,ac,ad,ae,af,ag,ah,ai,aj,ak,al,am,an,ao,ap] = object;
+    return nth_ref<Field>(a,b,c,d,e,f,g,h,i,j,k,l,m,n,o,p,q,r,s,t,u,v,w,x,y,z,A,B,C,D,E,F,G,H,I,J,K,L,M,N,O,P,Q,R,S,T,U,V,W,X,Y,Z,aa,ab,ac,ad,ae,af,ag,ah,ai,aj,ak,al,am,an,ao,ap);
+}
+template <std::size_t Field, class Aggregate>
+LAYOUT_HOST_DEVICE constexpr auto& field_ref(Aggregate& object, field_count_tag<69>) noexcept {
+    auto& [a,b,c,d,e,f,g,h,i,j,k,l,m,n,o,p,q,r,s,t,u,v,w,x,y,z,A,B,C,D,E,F,G,H,I,J,K,L,M,N,O,P,Q,R,S,T,U,V,W,X,Y,Z,aa,ab,ac,ad,ae,af,ag,ah,ai,aj,ak,al,am,an,ao,ap,aq] = object;
+    return nth_ref<Field>(a,b,c,d,e,f,g,h,i,j,k,l,m,n,o,p,q,r,s,t,u,v,w,x,y,z,A,B,C,D,E,F,G,H,I,J,K,L,M,N,O,P,Q,R,S,T,U,V,W,X,Y,Z,aa,ab,ac,ad,ae,af,ag,ah,ai,aj,ak,al,am,an,ao,ap,aq);
+}
+template <std::size_t Field, class Aggregate>
+LAYOUT_HOST_DEVICE constexpr auto& field_ref(Aggregate& object, field_count_tag<70>) noexcept {
+    auto& [a,b,c,d,e,f,g,h,i,j,k,l,m,n,o,p,q,r,s,t,u,v,w,x,y,z,A,B,C,D,E,F,G,H,I,J,K,L,M,N,O,P,Q,R,S,T,U,V,W,X,Y,Z,aa,ab,ac,ad,ae,af,ag,ah,ai,aj,ak,al,am,an,ao,ap,aq,ar] = object;
+    return nth_ref<Field>(a,b,c,d,e,f,g,h,i,j,k,l,m,n,o,p,q,r,s,t,u,v,w,x,y,z,A,B,C,D,E,F,G,H,I,J,K,L,M,N,O,P,Q,R,S,T,U,V,W,X,Y,Z,aa,ab,ac,ad,ae,af,ag,ah,ai,aj,ak,al,am,an,ao,ap,aq,ar);
+}
+template <std::size_t Field, class Aggregate>
+LAYOUT_HOST_DEVICE constexpr auto& field_ref(Aggregate& object, field_count_tag<71>) noexcept {
+    auto& [a,b,c,d,e,f,g,h,i,j,k,l,m,n,o,p,q,r,s,t,u,v,w,x,y,z,A,B,C,D,E,F,G,H,I,J,K,L,M,N,O,P,Q,R,S,T,U,V,W,X,Y,Z,aa,ab,ac,ad,ae,af,ag,ah,ai,aj,ak,al,am,an,ao,ap,aq,ar,as] = object;
+    return nth_ref<Field>(a,b,c,d,e,f,g,h,i,j,k,l,m,n,o,p,q,r,s,t,u,v,w,x,y,z,A,B,C,D,E,F,G,H,I,J,K,L,M,N,O,P,Q,R,S,T,U,V,W,X,Y,Z,aa,ab,ac,ad,ae,af,ag,ah,ai,aj,ak,al,am,an,ao,ap,aq,ar,as);
+}
+template <std::size_t Field, class Aggregate>
+LAYOUT_HOST_DEVICE constexpr auto& field_ref(Aggregate& object, field_count_tag<72>) noexcept {
+    auto& [a,b,c,d,e,f,g,h,i,j,k,l,m,n,o,p,q,r,s,t,u,v,w,x,y,z,A,B,C,D,E,F,G,H,I,J,K,L,M,N,O,P,Q,R,S,T,U,V,W,X,Y,Z,aa,ab,ac,ad,ae,af,ag,ah,ai,aj,ak,al,am,an,ao,ap,aq,ar,as,at] = object;
+    return nth_ref<Field>(a,b,c,d,e,f,g,h,i,j,k,l,m,n,o,p,q,r,s,t,u,v,w,x,y,z,A,B,C,D,E,F,G,H,I,J,K,L,M,N,O,P,Q,R,S,T,U,V,W,X,Y,Z,aa,ab,ac,ad,ae,af,ag,ah,ai,aj,ak,al,am,an,ao,ap,aq,ar,as,at);
+}
+template <std::size_t Field, class Aggregate>
+LAYOUT_HOST_DEVICE constexpr auto& field_ref(Aggregate& object, field_count_tag<73>) noexcept {
+    auto& [a,b,c,d,e,f,g,h,i,j,k,l,m,n,o,p,q,r,s,t,u,v,w,x,y,z,A,B,C,D,E,F,G,H,I,J,K,L,M,N,O,P,Q,R,S,T,U,V,W,X,Y,Z,aa,ab,ac,ad,ae,af,ag,ah,ai,aj,ak,al,am,an,ao,ap,aq,ar,as,at,au] = object;
+    return nth_ref<Field>(a,b,c,d,e,f,g,h,i,j,k,l,m,n,o,p,q,r,s,t,u,v,w,x,y,z,A,B,C,D,E,F,G,H,I,J,K,L,M,N,O,P,Q,R,S,T,U,V,W,X,Y,Z,aa,ab,ac,ad,ae,af,ag,ah,ai,aj,ak,al,am,an,ao,ap,aq,ar,as,at,au);
+}
+template <std::size_t Field, class Aggregate>
+LAYOUT_HOST_DEVICE constexpr auto& field_ref(Aggregate& object, field_count_tag<74>) noexcept {
+    auto& [a,b,c,d,e,f,g,h,i,j,k,l,m,n,o,p,q,r,s,t,u,v,w,x,y,z,A,B,C,D,E,F,G,H,I,J,K,L,M,N,O,P,Q,R,S,T,U,V,W,X,Y,Z,aa,ab,ac,ad,ae,af,ag,ah,ai,aj,ak,al,am,an,ao,ap,aq,ar,as,at,au,av] = object;
+    return nth_ref<Field>(a,b,c,d,e,f,g,h,i,j,k,l,m,n,o,p,q,r,s,t,u,v,w,x,y,z,A,B,C,D,E,F,G,H,I,J,K,L,M,N,O,P,Q,R,S,T,U,V,W,X,Y,Z,aa,ab,ac,ad,ae,af,ag,ah,ai,aj,ak,al,am,an,ao,ap,aq,ar,as,at,au,av);
+}
+template <std::size_t Field, class Aggregate>
+LAYOUT_HOST_DEVICE constexpr auto& field_ref(Aggregate& object, field_count_tag<75>) noexcept {
+    auto& [a,b,c,d,e,f,g,h,i,j,k,l,m,n,o,p,q,r,s,t,u,v,w,x,y,z,A,B,C,D,E,F,G,H,I,J,K,L,M,N,O,P,Q,R,S,T,U,V,W,X,Y,Z,aa,ab,ac,ad,ae,af,ag,ah,ai,aj,ak,al,am,an,ao,ap,aq,ar,as,at,au,av,aw] = object;
+    return nth_ref<Field>(a,b,c,d,e,f,g,h,i,j,k,l,m,n,o,p,q,r,s,t,u,v,w,x,y,z,A,B,C,D,E,F,G,H,I,J,K,L,M,N,O,P,Q,R,S,T,U,V,W,X,Y,Z,aa,ab,ac,ad,ae,af,ag,ah,ai,aj,ak,al,am,an,ao,ap,aq,ar,as,at,au,av,aw);
+}
+template <std::size_t Field, class Aggregate>
+LAYOUT_HOST_DEVICE constexpr auto& field_ref(Aggregate& object, field_count_tag<76>) noexcept {
+    auto& [a,b,c,d,e,f,g,h,i,j,k,l,m,n,o,p,q,r,s,t,u,v,w,x,y,z,A,B,C,D,E,F,G,H,I,J,K,L,M,N,O,P,Q,R,S,T,U,V,W,X,Y,Z,aa,ab,ac,ad,ae,af,ag,ah,ai,aj,ak,al,am,an,ao,ap,aq,ar,as,at,au,av,aw,ax] = object;
+    return nth_ref<Field>(a,b,c,d,e,f,g,h,i,j,k,l,m,n,o,p,q,r,s,t,u,v,w,x,y,z,A,B,C,D,E,F,G,H,I,J,K,L,M,N,O,P,Q,R,S,T,U,V,W,X,Y,Z,aa,ab,ac,ad,ae,af,ag,ah,ai,aj,ak,al,am,an,ao,ap,aq,ar,as,at,au,av,aw,ax);
+}
+template <std::size_t Field, class Aggregate>
+LAYOUT_HOST_DEVICE constexpr auto& field_ref(Aggregate& object, field_count_tag<77>) noexcept {
+    auto& [a,b,c,d,e,f,g,h,i,j,k,l,m,n,o,p,q,r,s,t,u,v,w,x,y,z,A,B,C,D,E,F,G,H,I,J,K,L,M,N,O,P,Q,R,S,T,U,V,W,X,Y,Z,aa,ab,ac,ad,ae,af,ag,ah,ai,aj,ak,al,am,an,ao,ap,aq,ar,as,at,au,av,aw,ax,ay] = object;
+    return nth_ref<Field>(a,b,c,d,e,f,g,h,i,j,k,l,m,n,o,p,q,r,s,t,u,v,w,x,y,z,A,B,C,D,E,F,G,H,I,J,K,L,M,N,O,P,Q,R,S,T,U,V,W,X,Y,Z,aa,ab,ac,ad,ae,af,ag,ah,ai,aj,ak,al,am,an,ao,ap,aq,ar,as,at,au,av,aw,ax,ay);
+}
+template <std::size_t Field, class Aggregate>
+LAYOUT_HOST_DEVICE constexpr auto& field_ref(Aggregate& object, field_count_tag<78>) noexcept {
+    auto& [a,b,c,d,e,f,g,h,i,j,k,l,m,n,o,p,q,r,s,t,u,v,w,x,y,z,A,B,C,D,E,F,G,H,I,J,K,L,M,N,O,P,Q,R,S,T,U,V,W,X,Y,Z,aa,ab,ac,ad,ae,af,ag,ah,ai,aj,ak,al,am,an,ao,ap,aq,ar,as,at,au,av,aw,ax,ay,az] = object;
+    return nth_ref<Field>(a,b,c,d,e,f,g,h,i,j,k,l,m,n,o,p,q,r,s,t,u,v,w,x,y,z,A,B,C,D,E,F,G,H,I,J,K,L,M,N,O,P,Q,R,S,T,U,V,W,X,Y,Z,aa,ab,ac,ad,ae,af,ag,ah,ai,aj,ak,al,am,an,ao,ap,aq,ar,as,at,au,av,aw,ax,ay,az);
+}
+template <std::size_t Field, class Aggregate>
+LAYOUT_HOST_DEVICE constexpr auto& field_ref(Aggregate& object, field_count_tag<79>) noexcept {
+    auto& [a,b,c,d,e,f,g,h,i,j,k,l,m,n,o,p,q,r,s,t,u,v,w,x,y,z,A,B,C,D,E,F,G,H,I,J,K,L,M,N,O,P,Q,R,S,T,U,V,W,X,Y,Z,aa,ab,ac,ad,ae,af,ag,ah,ai,aj,ak,al,am,an,ao,ap,aq,ar,as,at,au,av,aw,ax,ay,az,ba] = object;
+    return nth_ref<Field>(a,b,c,d,e,f,g,h,i,j,k,l,m,n,o,p,q,r,s,t,u,v,w,x,y,z,A,B,C,D,E,F,G,H,I,J,K,L,M,N,O,P,Q,R,S,T,U,V,W,X,Y,Z,aa,ab,ac,ad,ae,af,ag,ah,ai,aj,ak,al,am,an,ao,ap,aq,ar,as,at,au,av,aw,ax,ay,az,ba);
+}
+template <std::size_t Field, class Aggregate>
+LAYOUT_HOST_DEVICE constexpr auto& field_ref(Aggregate& object, field_count_tag<80>) noexcept {
+    auto& [a,b,c,d,e,f,g,h,i,j,k,l,m,n,o,p,q,r,s,t,u,v,w,x,y,z,A,B,C,D,E,F,G,H,I,J,K,L,M,N,O,P,Q,R,S,T,U,V,W,X,Y,Z,aa,ab,ac,ad,ae,af,ag,ah,ai,aj,ak,al,am,an,ao,ap,aq,ar,as,at,au,av,aw,ax,ay,az,ba,bb] = object;
+    return nth_ref<Field>(a,b,c,d,e,f,g,h,i,j,k,l,m,n,o,p,q,r,s,t,u,v,w,x,y,z,A,B,C,D,E,F,G,H,I,J,K,L,M,N,O,P,Q,R,S,T,U,V,W,X,Y,Z,aa,ab,ac,ad,ae,af,ag,ah,ai,aj,ak,al,am,an,ao,ap,aq,ar,as,at,au,av,aw,ax,ay,az,ba,bb);
+}
+template <std::size_t Field, class Aggregate>
+LAYOUT_HOST_DEVICE constexpr auto& field_ref(Aggregate& object, field_count_tag<81>) noexcept {
+    auto& [a,b,c,d,e,f,g,h,i,j,k,l,m,n,o,p,q,r,s,t,u,v,w,x,y,z,A,B,C,D,E,F,G,H,I,J,K,L,M,N,O,P,Q,R,S,T,U,V,W,X,Y,Z,aa,ab,ac,ad,ae,af,ag,ah,ai,aj,ak,al,am,an,ao,ap,aq,ar,as,at,au,av,aw,ax,ay,az,ba,bb,bc] = object;
+    return nth_ref<Field>(a,b,c,d,e,f,g,h,i,j,k,l,m,n,o,p,q,r,s,t,u,v,w,x,y,z,A,B,C,D,E,F,G,H,I,J,K,L,M,N,O,P,Q,R,S,T,U,V,W,X,Y,Z,aa,ab,ac,ad,ae,af,ag,ah,ai,aj,ak,al,am,an,ao,ap,aq,ar,as,at,au,av,aw,ax,ay,az,ba,bb,bc);
+}
+template <std::size_t Field, class Aggregate>
+LAYOUT_HOST_DEVICE constexpr auto& field_ref(Aggregate& object, field_count_tag<82>) noexcept {
+    auto& [a,b,c,d,e,f,g,h,i,j,k,l,m,n,o,p,q,r,s,t,u,v,w,x,y,z,A,B,C,D,E,F,G,H,I,J,K,L,M,N,O,P,Q,R,S,T,U,V,W,X,Y,Z,aa,ab,ac,ad,ae,af,ag,ah,ai,aj,ak,al,am,an,ao,ap,aq,ar,as,at,au,av,aw,ax,ay,az,ba,bb,bc,bd] = object;
+    return nth_ref<Field>(a,b,c,d,e,f,g,h,i,j,k,l,m,n,o,p,q,r,s,t,u,v,w,x,y,z,A,B,C,D,E,F,G,H,I,J,K,L,M,N,O,P,Q,R,S,T,U,V,W,X,Y,Z,aa,ab,ac,ad,ae,af,ag,ah,ai,aj,ak,al,am,an,ao,ap,aq,ar,as,at,au,av,aw,ax,ay,az,ba,bb,bc,bd);
+}
+template <std::size_t Field, class Aggregate>
+LAYOUT_HOST_DEVICE constexpr auto& field_ref(Aggregate& object, field_count_tag<83>) noexcept {
+    auto& [a,b,c,d,e,f,g,h,i,j,k,l,m,n,o,p,q,r,s,t,u,v,w,x,y,z,A,B,C,D,E,F,G,H,I,J,K,L,M,N,O,P,Q,R,S,T,U,V,W,X,Y,Z,aa,ab,ac,ad,ae,af,ag,ah,ai,aj,ak,al,am,an,ao,ap,aq,ar,as,at,au,av,aw,ax,ay,az,ba,bb,bc,bd,be] = object;
+    return nth_ref<Field>(a,b,c,d,e,f,g,h,i,j,k,l,m,n,o,p,q,r,s,t,u,v,w,x,y,z,A,B,C,D,E,F,G,H,I,J,K,L,M,N,O,P,Q,R,S,T,U,V,W,X,Y,Z,aa,ab,ac,ad,ae,af,ag,ah,ai,aj,ak,al,am,an,ao,ap,aq,ar,as,at,au,av,aw,ax,ay,az,ba,bb,bc,bd,be);
+}
+template <std::size_t Field, class Aggregate>
+LAYOUT_HOST_DEVICE constexpr auto& field_ref(Aggregate& object, field_count_tag<84>) noexcept {
+    auto& [a,b,c,d,e,f,g,h,i,j,k,l,m,n,o,p,q,r,s,t,u,v,w,x,y,z,A,B,C,D,E,F,G,H,I,J,K,L,M,N,O,P,Q,R,S,T,U,V,W,X,Y,Z,aa,ab,ac,ad,ae,af,ag,ah,ai,aj,ak,al,am,an,ao,ap,aq,ar,as,at,au,av,aw,ax,ay,az,ba,bb,bc,bd,be,bf] = object;
+    return nth_ref<Field>(a,b,c,d,e,f,g,h,i,j,k,l,m,n,o,p,q,r,s,t,u,v,w,x,y,z,A,B,C,D,E,F,G,H,I,J,K,L,M,N,O,P,Q,R,S,T,U,V,W,X,Y,Z,aa,ab,ac,ad,ae,af,ag,ah,ai,aj,ak,al,am,an,ao,ap,aq,ar,as,at,au,av,aw,ax,ay,az,ba,bb,bc,bd,be,bf);
+}
+template <std::size_t Field, class Aggregate>
+LAYOUT_HOST_DEVICE constexpr auto& field_ref(Aggregate& object, field_count_tag<85>) noexcept {
+    auto& [a,b,c,d,e,f,g,h,i,j,k,l,m,n,o,p,q,r,s,t,u,v,w,x,y,z,A,B,C,D,E,F,G,H,I,J,K,L,M,N,O,P,Q,R,S,T,U,V,W,X,Y,Z,aa,ab,ac,ad,ae,af,ag,ah,ai,aj,ak,al,am,an,ao,ap,aq,ar,as,at,au,av,aw,ax,ay,az,ba,bb,bc,bd,be,bf,bg] = object;
+    return nth_ref<Field>(a,b,c,d,e,f,g,h,i,j,k,l,m,n,o,p,q,r,s,t,u,v,w,x,y,z,A,B,C,D,E,F,G,H,I,J,K,L,M,N,O,P,Q,R,S,T,U,V,W,X,Y,Z,aa,ab,ac,ad,ae,af,ag,ah,ai,aj,ak,al,am,an,ao,ap,aq,ar,as,at,au,av,aw,ax,ay,az,ba,bb,bc,bd,be,bf,bg);
+}
+template <std::size_t Field, class Aggregate>
+LAYOUT_HOST_DEVICE constexpr auto& field_ref(Aggregate& object, field_count_tag<86>) noexcept {
+    auto& [a,b,c,d,e,f,g,h,i,j,k,l,m,n,o,p,q,r,s,t,u,v,w,x,y,z,A,B,C,D,E,F,G,H,I,J,K,L,M,N,O,P,Q,R,S,T,U,V,W,X,Y,Z,aa,ab,ac,ad,ae,af,ag,ah,ai,aj,ak,al,am,an,ao,ap,aq,ar,as,at,au,av,aw,ax,ay,az,ba,bb,bc,bd,be,bf,bg,bh] = object;
+    return nth_ref<Field>(a,b,c,d,e,f,g,h,i,j,k,l,m,n,o,p,q,r,s,t,u,v,w,x,y,z,A,B,C,D,E,F,G,H,I,J,K,L,M,N,O,P,Q,R,S,T,U,V,W,X,Y,Z,aa,ab,ac,ad,ae,af,ag,ah,ai,aj,ak,al,am,an,ao,ap,aq,ar,as,at,au,av,aw,ax,ay,az,ba,bb,bc,bd,be,bf,bg,bh);
+}
+template <std::size_t Field, class Aggregate>
+LAYOUT_HOST_DEVICE constexpr auto& field_ref(Aggregate& object, field_count_tag<87>) noexcept {
+    auto& [a,b,c,d,e,f,g,h,i,j,k,l,m,n,o,p,q,r,s,t,u,v,w,x,y,z,A,B,C,D,E,F,G,H,I,J,K,L,M,N,O,P,Q,R,S,T,U,V,W,X,Y,Z,aa,ab,ac,ad,ae,af,ag,ah,ai,aj,ak,al,am,an,ao,ap,aq,ar,as,at,au,av,aw,ax,ay,az,ba,bb,bc,bd,be,bf,bg,bh,bi] = object;
+    return nth_ref<Field>(a,b,c,d,e,f,g,h,i,j,k,l,m,n,o,p,q,r,s,t,u,v,w,x,y,z,A,B,C,D,E,F,G,H,I,J,K,L,M,N,O,P,Q,R,S,T,U,V,W,X,Y,Z,aa,ab,ac,ad,ae,af,ag,ah,ai,aj,ak,al,am,an,ao,ap,aq,ar,as,at,au,av,aw,ax,ay,az,ba,bb,bc,bd,be,bf,bg,bh,bi);
+}
+template <std::size_t Field, class Aggregate>
+LAYOUT_HOST_DEVICE constexpr auto& field_ref(Aggregate& object, field_count_tag<88>) noexcept {
+    auto& [a,b,c,d,e,f,g,h,i,j,k,l,m,n,o,p,q,r,s,t,u,v,w,x,y,z,A,B,C,D,E,F,G,H,I,J,K,L,M,N,O,P,Q,R,S,T,U,V,W,X,Y,Z,aa,ab,ac,ad,ae,af,ag,ah,ai,aj,ak,al,am,an,ao,ap,aq,ar,as,at,au,av,aw,ax,ay,az,ba,bb,bc,bd,be,bf,bg,bh,bi,bj] = object;
+    return nth_ref<Field>(a,b,c,d,e,f,g,h,i,j,k,l,m,n,o,p,q,r,s,t,u,v,w,x,y,z,A,B,C,D,E,F,G,H,I,J,K,L,M,N,O,P,Q,R,S,T,U,V,W,X,Y,Z,aa,ab,ac,ad,ae,af,ag,ah,ai,aj,ak,al,am,an,ao,ap,aq,ar,as,at,au,av,aw,ax,ay,az,ba,bb,bc,bd,be,bf,bg,bh,bi,bj);
+}
+template <std::size_t Field, class Aggregate>
+LAYOUT_HOST_DEVICE constexpr auto& field_ref(Aggregate& object, field_count_tag<89>) noexcept {
+    auto& [a,b,c,d,e,f,g,h,i,j,k,l,m,n,o,p,q,r,s,t,u,v,w,x,y,z,A,B,C,D,E,F,G,H,I,J,K,L,M,N,O,P,Q,R,S,T,U,V,W,X,Y,Z,aa,ab,ac,ad,ae,af,ag,ah,ai,aj,ak,al,am,an,ao,ap,aq,ar,as,at,au,av,aw,ax,ay,az,ba,bb,bc,bd,be,bf,bg,bh,bi,bj,bk] = object;
+    return nth_ref<Field>(a,b,c,d,e,f,g,h,i,j,k,l,m,n,o,p,q,r,s,t,u,v,w,x,y,z,A,B,C,D,E,F,G,H,I,J,K,L,M,N,O,P,Q,R,S,T,U,V,W,X,Y,Z,aa,ab,ac,ad,ae,af,ag,ah,ai,aj,ak,al,am,an,ao,ap,aq,ar,as,at,au,av,aw,ax,ay,az,ba,bb,bc,bd,be,bf,bg,bh,bi,bj,bk);
+}
+template <std::size_t Field, class Aggregate>
+LAYOUT_HOST_DEVICE constexpr auto& field_ref(Aggregate& object, field_count_tag<90>) noexcept {
+    auto& [a,b,c,d,e,f,g,h,i,j,k,l,m,n,o,p,q,r,s,t,u,v,w,x,y,z,A,B,C,D,E,F,G,H,I,J,K,L,M,N,O,P,Q,R,S,T,U,V,W,X,Y,Z,aa,ab,ac,ad,ae,af,ag,ah,ai,aj,ak,al,am,an,ao,ap,aq,ar,as,at,au,av,aw,ax,ay,az,ba,bb,bc,bd,be,bf,bg,bh,bi,bj,bk,bl] = object;
+    return nth_ref<Field>(a,b,c,d,e,f,g,h,i,j,k,l,m,n,o,p,q,r,s,t,u,v,w,x,y,z,A,B,C,D,E,F,G,H,I,J,K,L,M,N,O,P,Q,R,S,T,U,V,W,X,Y,Z,aa,ab,ac,ad,ae,af,ag,ah,ai,aj,ak,al,am,an,ao,ap,aq,ar,as,at,au,av,aw,ax,ay,az,ba,bb,bc,bd,be,bf,bg,bh,bi,bj,bk,bl);
+}
+template <std::size_t Field, class Aggregate>
+LAYOUT_HOST_DEVICE constexpr auto& field_ref(Aggregate& object, field_count_tag<91>) noexcept {
+    auto& [a,b,c,d,e,f,g,h,i,j,k,l,m,n,o,p,q,r,s,t,u,v,w,x,y,z,A,B,C,D,E,F,G,H,I,J,K,L,M,N,O,P,Q,R,S,T,U,V,W,X,Y,Z,aa,ab,ac,ad,ae,af,ag,ah,ai,aj,ak,al,am,an,ao,ap,aq,ar,as,at,au,av,aw,ax,ay,az,ba,bb,bc,bd,be,bf,bg,bh,bi,bj,bk,bl,bm] = object;
+    return nth_ref<Field>(a,b,c,d,e,f,g,h,i,j,k,l,m,n,o,p,q,r,s,t,u,v,w,x,y,z,A,B,C,D,E,F,G,H,I,J,K,L,M,N,O,P,Q,R,S,T,U,V,W,X,Y,Z,aa,ab,ac,ad,ae,af,ag,ah,ai,aj,ak,al,am,an,ao,ap,aq,ar,as,at,au,av,aw,ax,ay,az,ba,bb,bc,bd,be,bf,bg,bh,bi,bj,bk,bl,bm);
+}
+template <std::size_t Field, class Aggregate>
+LAYOUT_HOST_DEVICE constexpr auto& field_ref(Aggregate& object, field_count_tag<92>) noexcept {
+    auto& [a,b,c,d,e,f,g,h,i,j,k,l,m,n,o,p,q,r,s,t,u,v,w,x,y,z,A,B,C,D,E,F,G,H,I,J,K,L,M,N,O,P,Q,R,S,T,U,V,W,X,Y,Z,aa,ab,ac,ad,ae,af,ag,ah,ai,aj,ak,al,am,an,ao,ap,aq,ar,as,at,au,av,aw,ax,ay,az,ba,bb,bc,bd,be,bf,bg,bh,bi,bj,bk,bl,bm,bn] = object;
+    return nth_ref<Field>(a,b,c,d,e,f,g,h,i,j,k,l,m,n,o,p,q,r,s,t,u,v,w,x,y,z,A,B,C,D,E,F,G,H,I,J,K,L,M,N,O,P,Q,R,S,T,U,V,W,X,Y,Z,aa,ab,ac,ad,ae,af,ag,ah,ai,aj,ak,al,am,an,ao,ap,aq,ar,as,at,au,av,aw,ax,ay,az,ba,bb,bc,bd,be,bf,bg,bh,bi,bj,bk,bl,bm,bn);
+}
+template <std::size_t Field, class Aggregate>
+LAYOUT_HOST_DEVICE constexpr auto& field_ref(Aggregate& object, field_count_tag<93>) noexcept {
+    auto& [a,b,c,d,e,f,g,h,i,j,k,l,m,n,o,p,q,r,s,t,u,v,w,x,y,z,A,B,C,D,E,F,G,H,I,J,K,L,M,N,O,P,Q,R,S,T,U,V,W,X,Y,Z,aa,ab,ac,ad,ae,af,ag,ah,ai,aj,ak,al,am,an,ao,ap,aq,ar,as,at,au,av,aw,ax,ay,az,ba,bb,bc,bd,be,bf,bg,bh,bi,bj,bk,bl,bm,bn,bo] = object;
+    return nth_ref<Field>(a,b,c,d,e,f,g,h,i,j,k,l,m,n,o,p,q,r,s,t,u,v,w,x,y,z,A,B,C,D,E,F,G,H,I,J,K,L,M,N,O,P,Q,R,S,T,U,V,W,X,Y,Z,aa,ab,ac,ad,ae,af,ag,ah,ai,aj,ak,al,am,an,ao,ap,aq,ar,as,at,au,av,aw,ax,ay,az,ba,bb,bc,bd,be,bf,bg,bh,bi,bj,bk,bl,bm,bn,bo);
+}
+template <std::size_t Field, class Aggregate>
+LAYOUT_HOST_DEVICE constexpr auto& field_ref(Aggregate& object, field_count_tag<94>) noexcept {
+    auto& [a,b,c,d,e,f,g,h,i,j,k,l,m,n,o,p,q,r,s,t,u,v,w,x,y,z,A,B,C,D,E,F,G,H,I,J,K,L,M,N,O,P,Q,R,S,T,U,V,W,X,Y,Z,aa,ab,ac,ad,ae,af,ag,ah,ai,aj,ak,al,am,an,ao,ap,aq,ar,as,at,au,av,aw,ax,ay,az,ba,bb,bc,bd,be,bf,bg,bh,bi,bj,bk,bl,bm,bn,bo,bp] = object;
+    return nth_ref<Field>(a,b,c,d,e,f,g,h,i,j,k,l,m,n,o,p,q,r,s,t,u,v,w,x,y,z,A,B,C,D,E,F,G,H,I,J,K,L,M,N,O,P,Q,R,S,T,U,V,W,X,Y,Z,aa,ab,ac,ad,ae,af,ag,ah,ai,aj,ak,al,am,an,ao,ap,aq,ar,as,at,au,av,aw,ax,ay,az,ba,bb,bc,bd,be,bf,bg,bh,bi,bj,bk,bl,bm,bn,bo,bp);
+}
+template <std::size_t Field, class Aggregate>
+LAYOUT_HOST_DEVICE constexpr auto& field_ref(Aggregate& object, field_count_tag<95>) noexcept {
+    auto& [a,b,c,d,e,f,g,h,i,j,k,l,m,n,o,p,q,r,s,t,u,v,w,x,y,z,A,B,C,D,E,F,G,H,I,J,K,L,M,N,O,P,Q,R,S,T,U,V,W,X,Y,Z,aa,ab,ac,ad,ae,af,ag,ah,ai,aj,ak,al,am,an,ao,ap,aq,ar,as,at,au,av,aw,ax,ay,az,ba,bb,bc,bd,be,bf,bg,bh,bi,bj,bk,bl,bm,bn,bo,bp,bq] = object;
+    return nth_ref<Field>(a,b,c,d,e,f,g,h,i,j,k,l,m,n,o,p,q,r,s,t,u,v,w,x,y,z,A,B,C,D,E,F,G,H,I,J,K,L,M,N,O,P,Q,R,S,T,U,V,W,X,Y,Z,aa,ab,ac,ad,ae,af,ag,ah,ai,aj,ak,al,am,an,ao,ap,aq,ar,as,at,au,av,aw,ax,ay,az,ba,bb,bc,bd,be,bf,bg,bh,bi,bj,bk,bl,bm,bn,bo,bp,bq);
+}
+template <std::size_t Field, class Aggregate>
+LAYOUT_HOST_DEVICE constexpr auto& field_ref(Aggregate& object, field_count_tag<96>) noexcept {
+    auto& [a,b,c,d,e,f,g,h,i,j,k,l,m,n,o,p,q,r,s,t,u,v,w,x,y,z,A,B,C,D,E,F,G,H,I,J,K,L,M,N,O,P,Q,R,S,T,U,V,W,X,Y,Z,aa,ab,ac,ad,ae,af,ag,ah,ai,aj,ak,al,am,an,ao,ap,aq,ar,as,at,au,av,aw,ax,ay,az,ba,bb,bc,bd,be,bf,bg,bh,bi,bj,bk,bl,bm,bn,bo,bp,bq,br] = object;
+    return nth_ref<Field>(a,b,c,d,e,f,g,h,i,j,k,l,m,n,o,p,q,r,s,t,u,v,w,x,y,z,A,B,C,D,E,F,G,H,I,J,K,L,M,N,O,P,Q,R,S,T,U,V,W,X,Y,Z,aa,ab,ac,ad,ae,af,ag,ah,ai,aj,ak,al,am,an,ao,ap,aq,ar,as,at,au,av,aw,ax,ay,az,ba,bb,bc,bd,be,bf,bg,bh,bi,bj,bk,bl,bm,bn,bo,bp,bq,br);
+}
+template <std::size_t Field, class Aggregate>
+LAYOUT_HOST_DEVICE constexpr auto& field_ref(Aggregate& object, field_count_tag<97>) noexcept {
+    auto& [a,b,c,d,e,f,g,h,i,j,k,l,m,n,o,p,q,r,s,t,u,v,w,x,y,z,A,B,C,D,E,F,G,H,I,J,K,L,M,N,O,P,Q,R,S,T,U,V,W,X,Y,Z,aa,ab,ac,ad,ae,af,ag,ah,ai,aj,ak,al,am,an,ao,ap,aq,ar,as,at,au,av,aw,ax,ay,az,ba,bb,bc,bd,be,bf,bg,bh,bi,bj,bk,bl,bm,bn,bo,bp,bq,br,bs] = object;
+    return nth_ref<Field>(a,b,c,d,e,f,g,h,i,j,k,l,m,n,o,p,q,r,s,t,u,v,w,x,y,z,A,B,C,D,E,F,G,H,I,J,K,L,M,N,O,P,Q,R,S,T,U,V,W,X,Y,Z,aa,ab,ac,ad,ae,af,ag,ah,ai,aj,ak,al,am,an,ao,ap,aq,ar,as,at,au,av,aw,ax,ay,az,ba,bb,bc,bd,be,bf,bg,bh,bi,bj,bk,bl,bm,bn,bo,bp,bq,br,bs);
+}
+template <std::size_t Field, class Aggregate>
+LAYOUT_HOST_DEVICE constexpr auto& field_ref(Aggregate& object, field_count_tag<98>) noexcept {
+    auto& [a,b,c,d,e,f,g,h,i,j,k,l,m,n,o,p,q,r,s,t,u,v,w,x,y,z,A,B,C,D,E,F,G,H,I,J,K,L,M,N,O,P,Q,R,S,T,U,V,W,X,Y,Z,aa,ab,ac,ad,ae,af,ag,ah,ai,aj,ak,al,am,an,ao,ap,aq,ar,as,at,au,av,aw,ax,ay,az,ba,bb,bc,bd,be,bf,bg,bh,bi,bj,bk,bl,bm,bn,bo,bp,bq,br,bs,bt] = object;
+    return nth_ref<Field>(a,b,c,d,e,f,g,h,i,j,k,l,m,n,o,p,q,r,s,t,u,v,w,x,y,z,A,B,C,D,E,F,G,H,I,J,K,L,M,N,O,P,Q,R,S,T,U,V,W,X,Y,Z,aa,ab,ac,ad,ae,af,ag,ah,ai,aj,ak,al,am,an,ao,ap,aq,ar,as,at,au,av,aw,ax,ay,az,ba,bb,bc,bd,be,bf,bg,bh,bi,bj,bk,bl,bm,bn,bo,bp,bq,br,bs,bt);
+}
+template <std::size_t Field, class Aggregate>
+LAYOUT_HOST_DEVICE constexpr auto& field_ref(Aggregate& object, field_count_tag<99>) noexcept {
+    auto& [a,b,c,d,e,f,g,h,i,j,k,l,m,n,o,p,q,r,s,t,u,v,w,x,y,z,A,B,C,D,E,F,G,H,I,J,K,L,M,N,O,P,Q,R,S,T,U,V,W,X,Y,Z,aa,ab,ac,ad,ae,af,ag,ah,ai,aj,ak,al,am,an,ao,ap,aq,ar,as,at,au,av,aw,ax,ay,az,ba,bb,bc,bd,be,bf,bg,bh,bi,bj,bk,bl,bm,bn,bo,bp,bq,br,bs,bt,bu] = object;
+    return nth_ref<Field>(a,b,c,d,e,f,g,h,i,j,k,l,m,n,o,p,q,r,s,t,u,v,w,x,y,z,A,B,C,D,E,F,G,H,I,J,K,L,M,N,O,P,Q,R,S,T,U,V,W,X,Y,Z,aa,ab,ac,ad,ae,af,ag,ah,ai,aj,ak,al,am,an,ao,ap,aq,ar,as,at,au,av,aw,ax,ay,az,ba,bb,bc,bd,be,bf,bg,bh,bi,bj,bk,bl,bm,bn,bo,bp,bq,br,bs,bt,bu);
+}
+template <std::size_t Field, class Aggregate>
+LAYOUT_HOST_DEVICE constexpr auto& field_ref(Aggregate& object, field_count_tag<100>) noexcept {
+    auto& [a,b,c,d,e,f,g,h,i,j,k,l,m,n,o,p,q,r,s,t,u,v,w,x,y,z,A,B,C,D,E,F,G,H,I,J,K,L,M,N,O,P,Q,R,S,T,U,V,W,X,Y,Z,aa,ab,ac,ad,ae,af,ag,ah,ai,aj,ak,al,am,an,ao,ap,aq,ar,as,at,au,av,aw,ax,ay,az,ba,bb,bc,bd,be,bf,bg,bh,bi,bj,bk,bl,bm,bn,bo,bp,bq,br,bs,bt,bu,bv] = object;
+    return nth_ref<Field>(a,b,c,d,e,f,g,h,i,j,k,l,m,n,o,p,q,r,s,t,u,v,w,x,y,z,A,B,C,D,E,F,G,H,I,J,K,L,M,N,O,P,Q,R,S,T,U,V,W,X,Y,Z,aa,ab,ac,ad,ae,af,ag,ah,ai,aj,ak,al,am,an,ao,ap,aq,ar,as,at,au,av,aw,ax,ay,az,ba,bb,bc,bd,be,bf,bg,bh,bi,bj,bk,bl,bm,bn,bo,bp,bq,br,bs,bt,bu,bv);
 }
 // clang-format on
 
