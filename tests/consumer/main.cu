@@ -8,7 +8,7 @@ struct P {
     float x, y;
 };
 
-__global__ void add(layout::view<P, layout::policy::soa> v) {
+__global__ void add(layout::view<P, layout::policy::soa, layout::cuda::device_memory> v) {
     auto&& [x, y] = v[threadIdx.x];
     x += y;
 }
