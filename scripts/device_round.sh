@@ -48,11 +48,12 @@ run() { # run LIMIT NAME COMMAND...: a step with a time limit; its output goes t
 
 echo "== $(date -u +%Y-%m-%dT%H:%M:%SZ) commit ${REV:-unknown}," \
      "$(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader)"
-# md (and md_compare_checkpoint, with HDF5): the md.gpu.restart tests (labelled gpu) run them.
+# md (and md_compare_checkpoint, with HDF5): the md.gpu.restart tests (labelled gpu) run them;
+# md_mpi_gpu: the md_mpi_gpu.* tests (gpu; their ranks share the one GPU).
 targets=(particles_gpu transpose gather_scatter_gpu copy_gpu drift_gpu one_field_gpu most_fields_gpu
          convert_gpu gather_gpu scatter_gpu view_kernel_gpu per_thread_gpu time_loop_gpu md_gpu
-         md md_compare_thermo mpi_gpu_device_test mpi_gpu_nccl_device_test mpi_gpu_device_migration_test
-         mpi_gpu_device_halo_test
+         md md_compare_thermo md_mpi_gpu mpi_gpu_device_test mpi_gpu_nccl_device_test
+         mpi_gpu_device_migration_test mpi_gpu_device_halo_test
          append_compact_gpu pic_step_gpu)
 config=()
 python=$(command -v python3 || true)
