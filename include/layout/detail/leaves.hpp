@@ -7,7 +7,7 @@
 #pragma once
 
 #include "../config.hpp"
-#include "field_bindings.hpp"
+#include "field_ref.hpp"
 
 #include <boost/pfr/core.hpp>
 
@@ -109,18 +109,10 @@ constexpr auto leaf_type_of() {
     }
 }
 
-template <class... Leaves>
-struct leaf_pack; // layouts/leaf_pack.hpp: { Leaf head; leaf_pack<...> tail; }, scalars only
-template <class T>
-inline constexpr bool is_leaf_pack_v = false;
-template <class... Leaves>
-inline constexpr bool is_leaf_pack_v<leaf_pack<Leaves...>> = true;
-
 /// Reference to leaf L of obj (const if obj is): a chain of member accesses the compiler folds
-/// to one constant offset. Without Boost.PFR's get, which in unoptimized builds is a chain of calls
-/// that ties every member into a tuple for each one asked for: a field through field_ref
-/// (field_bindings.hpp, force-inlined), a leaf_pack (a split layout's part) by its member names
-/// (through PFR, leaf L of a pack cost L ties: a split of 11 leaves took 3x aos's access time).
+/// to one constant offset. Each field through field_ref (field_ref.hpp), not Boost.PFR's get,
+/// which in unoptimized builds tied every member into a tuple for each one asked for (a split
+/// layout's part, a nested leaf_pack, took one tie per level: 3x aos's access time).
 template <std::size_t L, class T>
 LAYOUT_HOST_DEVICE LAYOUT_FORCEINLINE constexpr auto& leaf_ref(T& obj) noexcept {
     using U = std::remove_const_t<T>;
@@ -129,11 +121,6 @@ LAYOUT_HOST_DEVICE LAYOUT_FORCEINLINE constexpr auto& leaf_ref(T& obj) noexcept 
     } else if constexpr (is_std_array_v<U>) {
         constexpr std::size_t per = leaf_count<typename U::value_type>();
         return leaf_ref<L % per>(obj[L / per]);
-    } else if constexpr (is_leaf_pack_v<U>) {
-        if constexpr (L == 0)
-            return obj.head;
-        else
-            return leaf_ref<L - 1>(obj.tail);
     } else {
         constexpr std::size_t field = field_of_leaf<U, L>();
         return leaf_ref<L - first_leaf<U>[field]>(
