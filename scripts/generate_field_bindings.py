@@ -36,7 +36,8 @@ using field_count_tag = std::integral_constant<std::size_t, N>;
 
 /// The I-th of its arguments.
 template <std::size_t I, class First, class... Rest>
-LAYOUT_HOST_DEVICE LAYOUT_FORCEINLINE constexpr auto& nth_ref(First& first, Rest&... rest) noexcept {
+LAYOUT_HOST_DEVICE LAYOUT_FORCEINLINE constexpr auto& nth_ref(First& first,
+                                                              Rest&... rest) noexcept {
     if constexpr (I == 0)
         return first;
     else
