@@ -328,6 +328,34 @@ TEST(advise_trace, writes_outside_the_view_count_what_was_reached) {
 
 // ---- the costs ----------------------------------------------------------------------------------
 
+TEST(advise_cost, granule_lists_sort_as_std_sort_does) {
+    // The simulation's lists arrive as ascending runs, one per access; sort_runs merges them.
+    // Against std::sort: runs of random lengths (empty, one, many, equal values across runs),
+    // pairs (the written masks), and lists in no order at all.
+    std::mt19937_64 rng(11);
+    for (int round = 0; round < 300; ++round) {
+        const std::size_t runs = round % 40, spread = 1 + round % 7;
+        std::vector<std::uint64_t> v;
+        std::vector<std::pair<std::uint64_t, std::uint64_t>> pairs;
+        for (std::size_t r = 0; r < runs; ++r) {
+            std::uint64_t at = rng() % 1000;
+            for (std::size_t k = rng() % 50; k > 0; --k, at += rng() % spread) {
+                v.push_back(at);
+                pairs.push_back({at / 2, rng() % 4});
+            }
+        }
+        if (round % 5 == 4) std::shuffle(v.begin(), v.end(), rng);
+        auto expected = v;
+        std::sort(expected.begin(), expected.end());
+        layout::advisor::detail::sort_runs(v);
+        EXPECT_EQ(v, expected) << "round " << round;
+        auto expected_pairs = pairs;
+        std::sort(expected_pairs.begin(), expected_pairs.end());
+        layout::advisor::detail::sort_runs(pairs);
+        EXPECT_EQ(pairs, expected_pairs) << "round " << round;
+    }
+}
+
 TEST(advise_cost, one_four_byte_field_of_a_32_byte_struct_moves_8x_under_aos) {
     const auto a = layout::advise<Particle>(scale_mass{0.5f});
     EXPECT_DOUBLE_EQ(a["aos"].sector_bytes, 64.0); // one sector in, one out

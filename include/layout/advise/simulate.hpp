@@ -31,12 +31,46 @@ inline void add_granules(std::vector<std::uint64_t>& out, std::size_t offset, st
         if (out.empty() || out.back() != g) out.push_back(g);
 }
 
+/// Sorts v, which arrives as ascending runs (one per access: the granules of consecutive
+/// elements ascend), by merging neighbouring runs: n log(runs) steps, not n log n. The lists are
+/// window x accesses long; sorting them was a third of the advisor's time.
+template <class T>
+void sort_runs(std::vector<T>& v) {
+    const std::size_t n = v.size();
+    std::vector<std::size_t> starts; // where each run starts, then n
+    for (std::size_t k = 0; k < n; ++k)
+        if (k == 0 || v[k] < v[k - 1]) starts.push_back(k);
+    if (starts.size() <= 1) return;
+    starts.push_back(n);
+    std::vector<T> buffer(n);
+    T* from = v.data();
+    T* to = buffer.data();
+    std::vector<std::size_t> merged;
+    while (starts.size() > 2) { // more than one run: merge runs 0 and 1, 2 and 3, ...
+        merged.clear();
+        for (std::size_t r = 0; r + 1 < starts.size(); r += 2) {
+            std::size_t i = starts[r], o = i;
+            const std::size_t mid = starts[r + 1];
+            const std::size_t end = r + 2 < starts.size() ? starts[r + 2] : mid;
+            std::size_t j = mid;
+            while (i < mid && j < end) to[o++] = from[j] < from[i] ? from[j++] : from[i++];
+            while (i < mid) to[o++] = from[i++];
+            while (j < end) to[o++] = from[j++];
+            merged.push_back(starts[r]);
+        }
+        merged.push_back(n);
+        starts.swap(merged);
+        std::swap(from, to);
+    }
+    if (from != v.data()) std::copy(from, from + n, v.data());
+}
+
 /// Distinct granules, and the runs of consecutive ones they form.
 struct granule_count {
     std::size_t granules = 0, runs = 0;
 };
 inline granule_count count_granules(std::vector<std::uint64_t>& g) {
-    std::sort(g.begin(), g.end());
+    sort_runs(g);
     g.erase(std::unique(g.begin(), g.end()), g.end());
     granule_count c{g.size(), 0};
     for (std::size_t k = 0; k < g.size(); ++k) c.runs += k == 0 || g[k] != g[k - 1] + 1;
@@ -229,8 +263,8 @@ double moved_bytes(const access_trace<T>& t, const std::vector<access_unit>& uni
                 else
                     masks.push_back({gr, bytes});
             }
-        std::sort(masks.begin(), masks.end());
-        std::sort(read.begin(), read.end());
+        sort_runs(masks);
+        sort_runs(read);
         const std::uint64_t full = granule >= 64 ? ~0ull : (1ull << granule) - 1;
         std::vector<std::uint64_t> out;
         for (std::size_t k = 0; k < masks.size();) {
