@@ -5,10 +5,11 @@
 // steady-state step allocates nothing; the by-field sorts and the double-buffered remove_if give
 // the host reference's result in every layout; a step without host waits can be captured in a
 // CUDA graph; the one-name algorithms (layout::gather, layout::copy, ...) take the device path
-// for device memory. The resource records the stream of every allocation and poisons every
-// block it frees (0xff, on the freeing stream), so a temporary used after its free, or freed on
-// another stream than the one that used it, shows up as wrong results (and under
-// compute-sanitizer).
+// for device memory; the blocks the algorithms give the container have zeroed padding, as the
+// container's own do. The resource records the stream of every allocation and poisons every
+// block it hands out (0xab) and frees (0xff, on the freeing stream), so a temporary read before
+// it is written, used after its free, or freed on another stream than the one that used it,
+// shows up as wrong results (and under compute-sanitizer).
 #include "gpu_test.hpp"
 
 #include <layout/cuda/workspace.hpp>
@@ -17,6 +18,8 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <array>
+#include <cstddef>
 #include <cstdint>
 #include <map>
 #include <numeric>
@@ -26,7 +29,7 @@
 namespace workspace_test_support {
 
 /// A user's device resource: stream-ordered, counting its allocations per stream, poisoning
-/// what it frees.
+/// what it hands out (0xab: reused pool memory holds anything) and what it frees (0xff).
 struct counting_resource {
     static constexpr bool host_accessible = false;
     static constexpr bool device_accessible = true;
@@ -38,6 +41,7 @@ struct counting_resource {
         void* p = nullptr;
         const cudaStream_t s = layout::cuda::native(stream);
         if (cudaMallocAsync(&p, bytes, s) != cudaSuccess) throw std::bad_alloc();
+        cudaMemsetAsync(p, 0xab, bytes, s);
         (*streams)[p] = s;
         ++*allocations;
         return p;
@@ -343,6 +347,83 @@ TYPED_TEST(workspace_test, a_step_without_host_waits_is_captured_in_a_graph) {
                          [](const Particle& x, const Particle& y) { return x.cell < y.cell; });
     }
     for (std::size_t i = 0; i < n; ++i) ASSERT_TRUE(same(a[i], model[i])) << "model " << i;
+}
+
+// The block an algorithm writes the elements into and gives the container (the workspace's
+// element block, double buffering) is prepared as a block the container allocates itself: the
+// bytes between an AoSoA block's lane runs zeroed. Copies move whole blocks, so a block given to
+// the container with garbage there gave the host bytes that differ from run to run, and every
+// such copy was a read of uninitialized memory (compute-sanitizer's initcheck).
+struct Padded {
+    double key;
+    int bin;
+};
+
+struct bin_is_odd {
+    template <class E>
+    __host__ __device__ bool operator()(const E& e) const {
+        return layout::get<&Padded::bin>(e) % 2 == 1;
+    }
+};
+
+TEST(element_block, gaps_are_zero_in_the_blocks_the_algorithms_give_the_container) {
+    if (!layout_test::cuda_device_available()) GTEST_SKIP() << "no CUDA device: GPU test skipped";
+    constexpr std::size_t lanes = 3;
+    using L = lp::aosoa<lanes>;
+    using map = L::mapping<Padded>;
+    constexpr std::array<std::size_t, 2> leaf_bytes = {sizeof(double), sizeof(int)};
+    static_assert(map::block_bytes > lanes * (leaf_bytes[0] + leaf_bytes[1]), "no gap to check");
+    std::map<void*, cudaStream_t> streams;
+    long allocations = 0;
+    counting_resource resource{&streams, &allocations}; // new blocks hold 0xab
+    const std::size_t n = 3001;
+    std::vector<Padded> start(n);
+    std::mt19937 g(5);
+    for (Padded& p : start) p = {double(g() % 1000), int(g() % 7)};
+    layout::vector<Padded, L, layout::cuda::device_memory> c(layout::stream_ref{}, resource);
+    c = layout::aos_vector<Padded>(start.begin(), start.end());
+    auto expect_zero_gaps = [&](const char* what) {
+        const std::size_t blocks = (c.size() + lanes - 1) / lanes;
+        std::vector<unsigned char> bytes(blocks * map::block_bytes);
+        ASSERT_TRUE(check_cuda(
+            cudaMemcpy(bytes.data(), c.view().storage().data, bytes.size(), cudaMemcpyDefault),
+            "cudaMemcpy"));
+        for (std::size_t k = 0; k < blocks; ++k)
+            for (std::size_t b = 0; b < map::block_bytes; ++b) {
+                bool in_leaf = false;
+                for (std::size_t l = 0; l < leaf_bytes.size(); ++l)
+                    in_leaf |= b >= map::lane_offsets[l] &&
+                               b < map::lane_offsets[l] + lanes * leaf_bytes[l];
+                if (!in_leaf)
+                    ASSERT_EQ(bytes[k * map::block_bytes + b], 0)
+                        << what << ": block " << k << ", byte " << b;
+            }
+    };
+    expect_zero_gaps("the container's own block");
+    const long own = allocations;
+    layout::cuda::workspace ws(c);
+    layout::cuda::sort_by_key<&Padded::key>(c, ws);
+    EXPECT_GT(allocations, own) << "the workspace allocated no element block";
+    expect_zero_gaps("sort_by_key through a workspace");
+    layout::cuda::sort_by_key<&Padded::bin>(c, ws); // into the container's old block
+    expect_zero_gaps("sort_by_key again");
+    layout::cuda::remove_if(c, bin_is_odd{}); // a workspace of its own
+    expect_zero_gaps("remove_if without a workspace");
+    layout::cuda::bin_by_key<&Padded::bin>(c, 7, ws);
+    expect_zero_gaps("bin_by_key");
+    // The same steps on the host.
+    const auto by_bin = [](const Padded& a, const Padded& b) { return a.bin < b.bin; };
+    std::stable_sort(start.begin(), start.end(),
+                     [](const Padded& a, const Padded& b) { return a.key < b.key; });
+    std::stable_sort(start.begin(), start.end(), by_bin);
+    std::erase_if(start, [](const Padded& p) { return p.bin % 2 == 1; });
+    std::stable_sort(start.begin(), start.end(), by_bin);
+    const layout::aos_vector<Padded> back = c;
+    ASSERT_EQ(back.size(), start.size());
+    for (std::size_t i = 0; i < start.size(); ++i) {
+        const Padded e = back[i];
+        ASSERT_TRUE(e.key == start[i].key && e.bin == start[i].bin) << i;
+    }
 }
 
 // One name for host and device: layout::gather, layout::copy and layout::for_each_index given

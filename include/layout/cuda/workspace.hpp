@@ -15,10 +15,11 @@
 ///
 /// Blocks grow to the largest request and come from the workspace's resource (device_memory's
 /// default pool unless given), except the element block, which comes from the container's
-/// resource (it becomes the container's block). Everything is allocated and freed in the order
-/// of the workspace's stream; a workspace serves that one stream, and an algorithm given it on
-/// another throws std::invalid_argument before anything runs (its blocks could still be in use
-/// there). Results returned as spans into it (bins_view) stay valid until its next use.
+/// resource and is prepared as the container's own blocks are (padding zeroed): it becomes the
+/// container's block. Everything is allocated and freed in the order of the workspace's stream;
+/// a workspace serves that one stream, and an algorithm given it on another throws
+/// std::invalid_argument before anything runs (its blocks could still be in use there). Results
+/// returned as spans into it (bins_view) stay valid until its next use.
 /// Not thread-safe, not copyable.
 #pragma once
 
@@ -31,6 +32,7 @@
 #include "detail/side_stream.hpp"
 #include "memory.hpp"
 #include "memory_resource.hpp"
+#include "transfer.hpp"
 
 #include <array>
 #include <cstddef>
@@ -113,7 +115,17 @@ public:
         if (!elements_.resource || !(*elements_.resource == c.resource()) ||
             need > elements_.bytes) {
             free_elements();
-            elements_.p = c.resource().allocate(need, block_alignment, stream_);
+            void* const p = c.resource().allocate(need, block_alignment, stream_);
+            try {
+                // Prepared as a block the container allocates itself (padding zeroed): copies
+                // of whole runs read it, and the block becomes the container's.
+                layout::detail::transfer_prepare_block(
+                    typename C::view_type(storage::from_block(p, capacity), capacity), stream_);
+            } catch (...) {
+                c.resource().deallocate(p, need, block_alignment, stream_);
+                throw;
+            }
+            elements_.p = p;
             elements_.bytes = need;
             elements_.capacity = capacity;
             elements_.resource = c.resource();
