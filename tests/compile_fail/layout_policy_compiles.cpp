@@ -39,4 +39,4 @@ struct no_rebuild : aos {
 };
 static_assert(!layout::layout_policy<no_rebuild, P>);
 
-int main() {}
+int main() { return 0; }
